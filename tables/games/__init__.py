@@ -1,0 +1,26 @@
+"""The rules engine: Rocket, Blackstone, Starboard and Pairs as state machines.
+
+Pure Python: nothing here imports Django, reads a clock, draws a random number
+or does I/O. A live table and a simulation drive the same games; a hand is
+replayed from its record with `replay`.
+"""
+
+from .base import Action, CardDue, DecisionDue, Entry, Finished, Move, Settlement
+from .cards import Shoe
+from .errors import IllegalAction
+from .replay import Replay, new_game, replay
+
+__all__ = [
+    "Action",
+    "CardDue",
+    "DecisionDue",
+    "Entry",
+    "Finished",
+    "IllegalAction",
+    "Move",
+    "Replay",
+    "Settlement",
+    "Shoe",
+    "new_game",
+    "replay",
+]

@@ -27,13 +27,19 @@ def games() -> dict[str, type[Game]]:
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs)}
 
 
-def new_game(game: str, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None) -> Game:
-    """Start a game by name ("rocket", "blackstone", "starboard", "pairs")."""
+def new_game(
+    game: str, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state
+) -> Game:
+    """Start a game by name ("rocket", "blackstone", "starboard", "pairs").
+
+    `state` passes game-specific facts that are not house rules (for example
+    the cards a Continuous Pairs game still has in play); see each game.
+    """
     try:
         cls = games()[game]
     except KeyError:
         raise IllegalAction(f"Unknown game {game!r}; expected one of {', '.join(games())}.") from None
-    return cls(seats, stakes, options=options, carry=carry, shoe=shoe)
+    return cls(seats, stakes, options=options, carry=carry, shoe=shoe, **state)
 
 
 def replay(
@@ -46,6 +52,7 @@ def replay(
     carry: int = 0,
     *,
     shoe: Shoe | None = None,
+    **state,
 ) -> Replay:
     """Play a hand through the engine from its record and return its settlement.
 
@@ -56,9 +63,10 @@ def replay(
     ("take", 3) in the order they were made; `carry` is the pot carried in.
     Cards left over once the hand is finished are not used (`cards_used` says
     how many were); a decision left over, or a record that ends before the hand
-    does, raises IllegalAction.
+    does, raises IllegalAction. `shoe` is what the shoe held before the hand
+    (default: a fresh one); `state` is passed on to the game (see `new_game`).
     """
-    g = new_game(game, seats, stakes, options, carry, shoe)
+    g = new_game(game, seats, stakes, options, carry, shoe, **state)
     cards, decisions = list(cards), [tuple(d) for d in decisions]
     used = made = 0
     while not g.finished:

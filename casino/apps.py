@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class CasinoConfig(AppConfig):
+    name = "casino"
+    verbose_name = "Staff and roles"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from .roles import grant_role_permissions
+
+        # Django creates each model's permissions after migrating; the roles
+        # are granted theirs right after, so a new model's rights are never missing.
+        post_migrate.connect(grant_role_permissions, dispatch_uid="casino.grant_role_permissions")

@@ -1,0 +1,47 @@
+import pytest
+
+from casino.demo import DEMO_USERS, seed_demo
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_floor_asks_a_stranger_to_sign_in(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_a_demo_dealer_signs_in_and_sees_the_floor(client):
+    seed_demo()
+    username, _, password = DEMO_USERS[0]
+
+    page = client.get("/accounts/login/")
+    assert b"Sign in" in page.content
+
+    response = client.post("/accounts/login/", {"username": username, "password": password}, follow=True)
+    assert response.status_code == 200
+    assert b"Rocket 1" in response.content
+    assert b"Dealer" in response.content
+
+
+def test_a_wrong_password_is_refused_with_a_message(client):
+    seed_demo()
+    response = client.post("/accounts/login/", {"username": "dana", "password": "nope"})
+    assert response.status_code == 200
+    assert b"Please enter a correct username and password" in response.content
+
+
+def test_pages_load_no_script_or_style_from_another_host(client):
+    seed_demo()
+    client.login(username="ada", password="ada-audits-2026")
+    for url in ("/", "/accounts/login/", "/api/docs/"):
+        html = client.get(url).content.decode()
+        assert "https://" not in html and "http://" not in html.replace("http://testserver", ""), url
+
+
+def test_the_api_schema_is_served_as_openapi(client):
+    seed_demo()
+    client.login(username="ada", password="ada-audits-2026")
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    assert response.json()["openapi"].startswith("3.")

@@ -16,6 +16,7 @@ shuffle uses the operating system's CSPRNG (`secrets.SystemRandom`).
 from __future__ import annotations
 
 import math
+import os
 import random
 import re
 import secrets
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, new_game
+from tables.games import CardDue, DecisionDue, IllegalAction, Move, new_game
 from tables.games.base import DEALER, SEAT
 from tables.games.cards import DECK_SIZE, RANKS
 from tables.games.rocket import TENTH, Start
@@ -52,7 +53,9 @@ class SimShoe:
     kept (Pairs scores). `rng` shuffles: seeded `random.Random` or `SystemRandom`.
     """
 
-    def __init__(self, decks: int, rng: random.Random, burn: int = BURN, penetration: float | None = PENETRATION):
+    def __init__(
+        self, decks: int, rng: random.Random, burn: int = BURN, penetration: float | None = PENETRATION
+    ):
         if not 0 <= burn <= MAX_BURN:
             raise IllegalAction(f"The burn is 0 to {MAX_BURN} cards, not {burn!r}.")
         self.full = [rank for rank in RANKS for _ in range(decks * rank)]
@@ -104,7 +107,7 @@ class SimShoe:
         self.cut_out = self.penetration is not None
 
     def end_hand(self, kept: Sequence[int] = ()) -> None:
-        """The hand is over: its cards go to the discards, except `kept` (Pairs scores, cards still in play)."""
+        """The hand is over: its cards go to the discards, except `kept` (scores, cards still in play)."""
         cards = self.order[self.hand_start : self.pos]
         if self.earlier:
             cards = self.earlier + cards
@@ -251,3 +254,242 @@ def play_checked(game, shoe: SimShoe, choose: Choose):
             game.act(choose(game, due))
         else:
             return due.settlement
+
+
+# -- the runner ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What to simulate. `options` are the game's house rules (for Rocket, e.g. start);
+    `decks` is Rocket's shoe (pot games deal from one deck); `bet` is each Rocket
+    seat's bet and each pot-game player's chips; `strategy` names a Rocket strategy
+    (see `rocket_strategy`) or a pot-game one ("random", "cautious")."""
+
+    game: str = "rocket"
+    players: int = 3
+    hands: int = 100_000
+    strategy: str | None = None
+    decks: int = 8
+    seed: int | str | None = None
+    workers: int | None = None
+    checked: bool = False
+    bet: int = 10
+    burn: int = BURN
+    penetration: float | None = PENETRATION
+    options: dict = field(default_factory=dict)
+
+    @property
+    def strategy_name(self) -> str:
+        return self.strategy or ("always_hit" if self.game == "rocket" else "random")
+
+
+@dataclass
+class Tally:
+    """Sums over simulated hands, added across chunks. `house` is what the house won
+    (Rocket); `pot` what went into the pot (pot games); `games` counts whole games
+    (Pairs plays several hands per game; elsewhere games == hands)."""
+
+    hands: int = 0
+    games: int = 0
+    cards: int = 0
+    decisions: int = 0
+    house: int = 0
+    house_sq: int = 0
+    bet: int = 0
+    pot: int = 0
+    pot_sq: int = 0
+    shuffles: int = 0
+    refills: int = 0
+
+    def add(self, other: Tally) -> Tally:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with the half-width of its 95% confidence interval."""
+
+    mean: float
+    half_width: float
+
+    def __str__(self) -> str:
+        return f"{self.mean:.4f} +/- {self.half_width:.4f}"
+
+
+def estimate(total: float, total_sq: float, n: int, scale: float = 1.0) -> Estimate:
+    """Mean and 95% half-width of n samples from their sum and sum of squares, divided by `scale`.
+
+    Hands are treated as independent; hands dealt from one shoe are very weakly
+    dependent through the cards left, which this ignores."""
+    if n == 0:
+        return Estimate(math.nan, math.nan)
+    mean = total / n
+    variance = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
+    return Estimate(mean / scale, Z95 * math.sqrt(variance / n) / scale)
+
+
+@dataclass(frozen=True)
+class Report:
+    """The figures of a run. Rocket: `edge_per_hand` in units the house wins per hand,
+    `edge_per_unit` per unit bet (0.05 = 5%). Pot games: `pot` per game."""
+
+    spec: RunSpec
+    tally: Tally
+    seconds: float
+    workers: int
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.tally.hands / self.seconds if self.seconds else math.inf
+
+    @property
+    def cards_per_hand(self) -> float:
+        return self.tally.cards / self.tally.hands if self.tally.hands else math.nan
+
+    @property
+    def edge_per_hand(self) -> Estimate:
+        return estimate(self.tally.house, self.tally.house_sq, self.tally.hands)
+
+    @property
+    def edge_per_unit(self) -> Estimate:
+        bet_per_hand = self.tally.bet / self.tally.hands if self.tally.hands else 1
+        return estimate(self.tally.house, self.tally.house_sq, self.tally.hands, bet_per_hand)
+
+    @property
+    def pot(self) -> Estimate:
+        return estimate(self.tally.pot, self.tally.pot_sq, self.tally.games)
+
+    def lines(self) -> list[str]:
+        """The report as printed by `manage.py simulate` and the benchmark."""
+        s, t = self.spec, self.tally
+        path = "checked engine" if s.checked or s.game != "rocket" else "fast path"
+        out = [
+            f"game {s.game} ({path}), {s.players} players, strategy {s.strategy_name}, seed {s.seed}",
+            f"hands {t.hands}, games {t.games}, workers {self.workers}, {self.seconds:.2f} s, "
+            f"{self.hands_per_second:,.0f} hands/s",
+            f"cards per hand {self.cards_per_hand:.3f}, "
+            f"decisions per hand {t.decisions / max(t.hands, 1):.3f}, "
+            f"shuffles {t.shuffles}, dry-shoe refills {t.refills}",
+        ]
+        if s.game == "rocket":
+            unit, hand = self.edge_per_unit, self.edge_per_hand
+            out += [
+                f"house edge per unit bet {100 * unit.mean:.3f}% +/- {100 * unit.half_width:.3f}% (95% CI)",
+                f"house edge per hand {hand.mean:.4f} +/- {hand.half_width:.4f} units "
+                f"({s.players} seats x bet {s.bet})",
+            ]
+        else:
+            out.append(
+                f"average pot per game {self.pot.mean:.3f} +/- {self.pot.half_width:.3f} units (95% CI)"
+            )
+        return out
+
+
+def chunks(hands: int) -> list[tuple[int, int]]:
+    """(chunk index, hands) work units of CHUNK_HANDS: fixed, so a seed gives one result."""
+    return [(i, min(CHUNK_HANDS, hands - start)) for i, start in enumerate(range(0, hands, CHUNK_HANDS))]
+
+
+def run(spec: RunSpec) -> Report:
+    """Simulate `spec.hands` hands on `spec.workers` processes (default: every core)."""
+    _check(spec)
+    work = [(spec, index, hands) for index, hands in chunks(spec.hands)]
+    workers = max(1, min(spec.workers or os.cpu_count() or 1, len(work)))
+    started = time.perf_counter()
+    total = Tally()
+    if workers == 1:
+        for unit in work:
+            total.add(run_chunk(unit))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for tally in pool.map(run_chunk, work):
+                total.add(tally)
+    return Report(spec, total, time.perf_counter() - started, workers)
+
+
+def _check(spec: RunSpec) -> None:
+    if spec.game not in GAMES:
+        raise IllegalAction(f"Unknown game {spec.game!r}; expected one of {', '.join(GAMES)}.")
+    if spec.hands < 1:
+        raise IllegalAction(f"Simulate at least one hand, not {spec.hands!r}.")
+    if spec.game == "rocket":
+        rocket_strategy(spec.strategy_name)
+    elif spec.strategy_name not in POT_STRATEGIES:
+        raise IllegalAction(
+            f"Unknown {spec.game} strategy {spec.strategy_name!r}; "
+            f"expected one of {', '.join(POT_STRATEGIES)}."
+        )
+
+
+def run_chunk(unit: tuple[RunSpec, int, int]) -> Tally:
+    """Play one work unit: `hands` hands with the chunk's own shuffler."""
+    spec, index, hands = unit
+    if spec.game == "rocket":
+        return (rocket_checked_chunk if spec.checked else rocket_fast_chunk)(spec, index, hands)
+    return POT_CHUNKS[spec.game](spec, index, hands)
+
+
+def rocket_fast_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Rocket hands on the fast path; the button passes to each hand's starter."""
+    shoe = SimShoe(spec.decks, shuffler(spec.seed, index), spec.burn, spec.penetration)
+    fold = rocket_strategy(spec.strategy_name)
+    seats = list(range(1, spec.players + 1))
+    tenths = [spec.bet // TENTH] * spec.players
+    previous = spec.options.get("previous_button")
+    button = None
+    if spec.options.get("start", Start.LEFT) == Start.BUTTON:
+        button = lambda first: button_index(seats, first, previous)  # noqa: E731 (reads `previous` live)
+    house = house_sq = cards = 0
+    for _ in range(hands):
+        shoe.begin_hand()
+        deltas, used, starter = play(tenths, shoe, fold, 0, button)
+        shoe.end_hand()
+        previous = seats[starter]
+        won = -sum(deltas)
+        house += won
+        house_sq += won * won
+        cards += used
+    return Tally(
+        hands=hands, games=hands, cards=cards, house=house, house_sq=house_sq,
+        bet=hands * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills,
+    )  # fmt: skip
+
+
+def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Rocket hands through the checked engine, same shoe and strategy as the fast path."""
+    shoe = SimShoe(spec.decks, shuffler(spec.seed, index), spec.burn, spec.penetration)
+    choose = rocket_chooser(rocket_strategy(spec.strategy_name))
+    seats = list(range(1, spec.players + 1))
+    stakes = dict.fromkeys(seats, spec.bet)
+    options = {"decks": spec.decks, **spec.options}
+    tally = Tally(bet=hands * spec.players * spec.bet)
+    for _ in range(hands):
+        shoe.begin_hand()
+        game = new_game("rocket", seats, stakes, options)
+        settlement = play_checked(game, shoe, choose)
+        shoe.end_hand()
+        if settlement.result.get("button") is not None:
+            options["previous_button"] = settlement.result["button"]
+        _count(tally, game, settlement.deltas["house"])
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
+def _count(tally: Tally, game, house: int = 0, pot: int = 0) -> None:
+    tally.hands += 1
+    tally.games += 1
+    tally.house += house
+    tally.house_sq += house * house
+    tally.pot += pot
+    tally.pot_sq += pot * pot
+    for event in game.transcript:
+        if hasattr(event, "rank"):
+            tally.cards += 1
+        else:
+            tally.decisions += 1
+
+
+POT_CHUNKS: dict[str, Callable[[RunSpec, int, int], Tally]] = {}

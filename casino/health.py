@@ -30,7 +30,7 @@ def broker_status() -> str:
         return "in-process"
     try:
         with celery_app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
+            conn.ensure_connection(max_retries=1, interval_start=0, timeout=BROKER_TIMEOUT_SECONDS)
     except Exception:
         log.exception("health: broker unreachable")
         return "error"

@@ -68,7 +68,9 @@ class Table(models.Model):
 
     def clean(self):
         if self.game == Game.ROCKET and (self.min_bet % 10 or self.max_bet % 10):
-            raise ValidationError("Rocket limits must be multiples of 10 units: payouts are in tenths of a bet.")
+            raise ValidationError(
+                "Rocket limits must be multiples of 10 units: payouts are in tenths of a bet."
+            )
 
 
 class Shoe(models.Model):
@@ -85,7 +87,10 @@ class Shoe(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.PHYSICAL)
     burn = models.PositiveSmallIntegerField(default=5, help_text="Cards burned after every shuffle.")
     penetration = models.DecimalField(
-        max_digits=3, decimal_places=2, default="0.80", help_text="Share of the shoe dealt before the cut card."
+        max_digits=3,
+        decimal_places=2,
+        default="0.80",
+        help_text="Share of the shoe dealt before the cut card.",
     )
     state = models.CharField(max_length=10, choices=State.choices, default=State.IN_PLAY)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,7 +7,8 @@ pytestmark = pytest.mark.django_db
 
 
 def perms(role):
-    return {f"{p.content_type.app_label}.{p.codename}" for p in Group.objects.get(name=role).permissions.all()}
+    group = Group.objects.get(name=role)
+    return {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.all()}
 
 
 def test_every_role_is_a_group_after_migrating():

@@ -23,11 +23,12 @@ def test_seeding_twice_gives_one_demo_floor():
 
     assert Casino.objects.count() == 1
     assert Pit.objects.count() == 1
-    assert sorted(Table.objects.values_list("game", flat=True)) == ["blackstone", "pairs", "rocket", "starboard"]
+    games = sorted(Table.objects.values_list("game", flat=True))
+    assert games == ["blackstone", "pairs", "rocket", "starboard"]
     rocket_shoes = Shoe.objects.filter(table__game="rocket")
     assert [s.decks for s in rocket_shoes] == [8]
     assert User.objects.count() == len(DEMO_USERS)
-    for username, role, password in DEMO_USERS:
+    for username, _, password in DEMO_USERS:
         assert f"{username:<6} password: {password}" in output
 
 

@@ -1,0 +1,40 @@
+"""No Docker engine runs here: the production files are checked for syntax and shape."""
+
+import re
+from pathlib import Path
+
+import yaml
+
+DOCKER = Path(__file__).resolve().parents[1] / "docker"
+INSTRUCTIONS = {
+    "FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER",
+    "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL",
+}
+
+
+def dockerfile_instructions():
+    text = re.sub(r"\\\n", " ", (DOCKER / "Dockerfile").read_text())
+    lines = [line.strip() for line in text.splitlines()]
+    return [line.split()[0] for line in lines if line and not line.startswith("#")]
+
+
+def test_every_dockerfile_line_is_a_known_instruction():
+    instructions = dockerfile_instructions()
+    assert instructions[0] == "FROM"
+    assert set(instructions) <= INSTRUCTIONS
+    assert "CMD" in instructions
+
+
+def test_compose_runs_the_whole_stack_with_health_checks():
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    services = compose["services"]
+    assert {"web", "worker", "beat", "db", "redis"} <= set(services)
+    for name in ("web", "worker", "beat", "db", "redis"):
+        assert services[name]["healthcheck"]["test"], name
+    assert "gunicorn" in (DOCKER / "Dockerfile").read_text()
+    assert services["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    for name in ("web", "worker", "beat"):
+        env = services[name]["environment"]
+        assert env["DEBUG"] == "false"
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["CELERY_BROKER_URL"].startswith("redis://")

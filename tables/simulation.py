@@ -67,6 +67,8 @@ class SimShoe:
         self.pos = self.hand_start = 0
         self.discards: list[int] = []
         self.earlier: list[int] = []  # this hand's cards dealt before a mid-hand refill
+        self.returned: list[int] = []  # this hand's cards the game put back in the shoe
+        self.held: list[int] = []  # cards kept out of play across hands (Pairs scores)
         self.shuffles = self.refills = 0
         self.shuffle()
 
@@ -78,6 +80,7 @@ class SimShoe:
         self.discards = self.order[: self.burn]
         self.pos = self.hand_start = self.burn
         self.cut_out = False
+        self.earlier, self.returned, self.held = [], [], []
 
     def begin_hand(self) -> None:
         if self.cut_out or self.pos >= self.cut:
@@ -106,21 +109,35 @@ class SimShoe:
         # A cut card is long out when a shoe runs dry: reshuffle everything before the next hand.
         self.cut_out = self.penetration is not None
 
-    def end_hand(self, kept: Sequence[int] = ()) -> None:
-        """The hand is over: its cards go to the discards, except `kept` (scores, cards still in play)."""
+    def end_hand(self, held: Sequence[int] | None = None) -> list[int]:
+        """The hand is over: its cards go to the discards, except the cards `held` out of
+        play after it (Pairs: scored cards and, in Continuous, stacks still in play; the
+        full list, including cards held from earlier hands). Return the hand's cards."""
         cards = self.order[self.hand_start : self.pos]
         if self.earlier:
             cards = self.earlier + cards
             self.earlier = []
-        if kept:
-            for rank in kept:
-                cards.remove(rank)
-        self.discards += cards
+        for rank in self.returned:
+            cards.remove(rank)
+        self.returned = []
         self.hand_start = self.pos
+        if held is None:
+            self.discards += cards
+            return cards
+        pool = self.held + cards
+        for rank in held:
+            pool.remove(rank)
+        self.held = list(held)
+        self.discards += pool
+        return cards
 
-    def release(self, cards: Sequence[int]) -> None:
-        """Cards kept out of earlier hands (Pairs scores) go back to the discards."""
-        self.discards += cards
+    def put_back(self, ranks: Sequence[int]) -> None:
+        """The game returned dealt cards to the shoe (Blackstone's extra 10s): shuffle
+        them into the undealt cards, without a burn (RULINGS)."""
+        rest = self.order[self.pos :] + list(ranks)
+        self.rng.shuffle(rest)
+        self.order = self.order[: self.pos] + rest
+        self.returned += ranks
 
 
 def shuffler(seed: int | str | None, chunk: int) -> random.Random:
@@ -244,16 +261,32 @@ def rocket_chooser(fold: Fold) -> Choose:
     return choose
 
 
-def play_checked(game, shoe: SimShoe, choose: Choose):
-    """Play `game` through the checked engine to the end, cards from `shoe`; return the settlement."""
+def play_checked(game, shoe: SimShoe, choose: Choose, watch_returns: bool = False):
+    """Play `game` through the checked engine to the end, cards from `shoe`; return the settlement.
+
+    With `watch_returns`, cards the game puts back in its shoe (Blackstone's extra
+    10s) are put back in the simulated shoe too."""
     while True:
         due = game.next
         if due.__class__ is CardDue:
-            game.deal(shoe.draw())
+            if watch_returns:
+                _deal_watching(game, shoe)
+            else:
+                game.deal(shoe.draw())
         elif due.__class__ is DecisionDue:
             game.act(choose(game, due))
         else:
             return due.settlement
+
+
+def _deal_watching(game, shoe: SimShoe) -> None:
+    before = list(game.shoe.remaining)
+    card = shoe.draw()
+    game.deal(card)
+    after = game.shoe.remaining
+    returned = [r for r in RANKS for _ in range(after[r] - before[r] + (r == card))]
+    if returned:
+        shoe.put_back(returned)
 
 
 # -- the runner ----------------------------------------------------------------
@@ -263,8 +296,9 @@ def play_checked(game, shoe: SimShoe, choose: Choose):
 class RunSpec:
     """What to simulate. `options` are the game's house rules (for Rocket, e.g. start);
     `decks` is Rocket's shoe (pot games deal from one deck); `bet` is each Rocket
-    seat's bet and each pot-game player's chips; `strategy` names a Rocket strategy
-    (see `rocket_strategy`) or a pot-game one ("random", "cautious")."""
+    seat's bet; `chips` what each pot-game player has in front of it at the start of
+    every game; `strategy` names a Rocket strategy (see `rocket_strategy`) or a
+    pot-game one ("random", "cautious")."""
 
     game: str = "rocket"
     players: int = 3
@@ -275,6 +309,7 @@ class RunSpec:
     workers: int | None = None
     checked: bool = False
     bet: int = 10
+    chips: int = 100
     burn: int = BURN
     penetration: float | None = PENETRATION
     options: dict = field(default_factory=dict)
@@ -299,6 +334,7 @@ class Tally:
     bet: int = 0
     pot: int = 0
     pot_sq: int = 0
+    moved: int = 0
     shuffles: int = 0
     refills: int = 0
 
@@ -370,8 +406,8 @@ class Report:
             f"game {s.game} ({path}), {s.players} players, strategy {s.strategy_name}, seed {s.seed}",
             f"hands {t.hands}, games {t.games}, workers {self.workers}, {self.seconds:.2f} s, "
             f"{self.hands_per_second:,.0f} hands/s",
-            f"cards per hand {self.cards_per_hand:.3f}, "
-            f"decisions per hand {t.decisions / max(t.hands, 1):.3f}, "
+            f"cards per hand {self.cards_per_hand:.3f}, decisions per hand "
+            f"{f'{t.decisions / t.hands:.3f}' if t.decisions else 'not counted on the fast path'}, "
             f"shuffles {t.shuffles}, dry-shoe refills {t.refills}",
         ]
         if s.game == "rocket":
@@ -382,9 +418,12 @@ class Report:
                 f"({s.players} seats x bet {s.bet})",
             ]
         else:
-            out.append(
-                f"average pot per game {self.pot.mean:.3f} +/- {self.pot.half_width:.3f} units (95% CI)"
-            )
+            pot, won = self.pot, t.moved / max(t.games, 1)
+            out += [
+                f"games per second {t.games / self.seconds if self.seconds else math.inf:,.1f}",
+                f"average pot per game {pot.mean:.3f} +/- {pot.half_width:.3f} units (95% CI)",
+                f"average won by the winners per game {won:.3f} units",
+            ]
         return out
 
 
@@ -478,13 +517,11 @@ def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     return tally
 
 
-def _count(tally: Tally, game, house: int = 0, pot: int = 0) -> None:
+def _count(tally: Tally, game, house: int = 0) -> None:
     tally.hands += 1
     tally.games += 1
     tally.house += house
     tally.house_sq += house * house
-    tally.pot += pot
-    tally.pot_sq += pot * pot
     for event in game.transcript:
         if hasattr(event, "rank"):
             tally.cards += 1
@@ -492,4 +529,98 @@ def _count(tally: Tally, game, house: int = 0, pot: int = 0) -> None:
             tally.decisions += 1
 
 
-POT_CHUNKS: dict[str, Callable[[RunSpec, int, int], Tally]] = {}
+def _count_money(tally: Tally, settlement) -> None:
+    """A finished game's pot (everything paid into it, carry included) and what the winners gained."""
+    pot = sum(e.amount for e in settlement.entries if e.party == "pot" and e.amount > 0)
+    tally.pot += pot
+    tally.pot_sq += pot * pot
+    tally.moved += sum(d for party, d in settlement.deltas.items() if isinstance(party, int) and d > 0)
+
+
+def _pot_table(spec: RunSpec, index: int) -> tuple[list[int], SimShoe, Choose]:
+    seats = list(range(1, spec.players + 1))
+    shoe = SimShoe(1, shuffler(spec.seed, index), spec.burn, penetration=None)
+    play_rng = (
+        random.Random(f"{spec.seed}:{index}:play")
+        if spec.seed is not None
+        else random.Random(secrets.randbits(64))
+    )
+    return seats, shoe, POT_STRATEGIES[spec.strategy_name](play_rng)
+
+
+def blackstone_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Blackstone games, each from a freshly shuffled deck (RULINGS), odd units carried on."""
+    seats, shoe, choose = _pot_table(spec, index)
+    stakes = dict.fromkeys(seats, spec.chips)
+    tally, carry = Tally(), 0
+    for _ in range(hands):
+        shoe.shuffle()
+        game = new_game("blackstone", seats, stakes, spec.options, carry)
+        settlement = play_checked(game, shoe, choose, watch_returns=True)
+        shoe.end_hand()
+        carry = settlement.carry_out
+        _count(tally, game)
+        _count_money(tally, settlement)
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
+def starboard_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Starboard games, each from a freshly shuffled deck; the button moves one seat left a game."""
+    seats, shoe, choose = _pot_table(spec, index)
+    stakes = dict.fromkeys(seats, spec.chips)
+    tally, carry = Tally(), 0
+    for number in range(hands):
+        shoe.shuffle()
+        options = {**spec.options, "button": seats[number % len(seats)]}
+        game = new_game("starboard", seats, stakes, options, carry)
+        settlement = play_checked(game, shoe, choose)
+        shoe.end_hand()
+        carry = settlement.carry_out
+        _count(tally, game)
+        _count_money(tally, settlement)
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
+def pairs_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Pairs: `hands` whole games (hands until a player reaches the losing score), each from
+    a fresh shuffle; within a game one deck recycles, scored cards held out (RULINGS)."""
+    seats, shoe, choose = _pot_table(spec, index)
+    tally, carry = Tally(), 0
+    for _ in range(hands):
+        shoe.shuffle()
+        carry = _pairs_game(spec, seats, shoe, choose, tally, carry)
+        tally.games += 1
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
+def _pairs_game(
+    spec: RunSpec, seats: list[int], shoe: SimShoe, choose: Choose, tally: Tally, carry: int
+) -> int:
+    scores, state, scored = dict.fromkeys(seats, 0), {}, []
+    while True:
+        game = new_game("pairs", seats, scores, spec.options, carry, **state)
+        settlement = play_checked(game, shoe, choose)
+        result = settlement.result
+        _count(tally, game)
+        tally.games -= 1  # a Pairs game is many hands; counted by the caller
+        if result["card"] is not None:
+            scored.append(result["card"])
+        in_play = [rank for stack in result.get("in_play", {}).values() for rank in stack]
+        if result["game_over"]:
+            shoe.end_hand(held=[])
+            _count_money(tally, settlement)
+            return settlement.carry_out
+        shoe.end_hand(held=scored + in_play)
+        scores = dict(result["scores"])
+        if spec.options.get("continuous"):
+            state = {"in_play": result["in_play"], "to_act": result["next_to_act"]}
+
+
+POT_CHUNKS: dict[str, Callable[[RunSpec, int, int], Tally]] = {
+    "blackstone": blackstone_chunk,
+    "starboard": starboard_chunk,
+    "pairs": pairs_chunk,
+}

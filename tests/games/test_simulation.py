@@ -1,0 +1,166 @@
+"""Simulated shoes, strategies and the runner (tables/simulation.py; no Django needed)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from tables.games import IllegalAction
+from tables.games.cards import RANKS
+from tables.simulation import (
+    BURN,
+    RunSpec,
+    SimShoe,
+    always_hit,
+    estimate,
+    fold_at_most,
+    pair_chance,
+    rocket_strategy,
+    run,
+)
+
+
+def mask(*ranks: int) -> int:
+    return sum(1 << r for r in ranks)
+
+
+def test_a_fresh_shoe_burns_five_and_places_the_cut_card_at_eighty_percent_burn_included():
+    shoe = SimShoe(8, random.Random(1))
+    assert shoe.pos == BURN and shoe.discards == shoe.order[:BURN]
+    assert shoe.cut == 352  # 0.8 x 55 x 8
+    assert Counter(shoe.order) == Counter({r: 8 * r for r in RANKS})
+
+
+def test_the_shoe_is_reshuffled_before_the_hand_after_the_cut_card_came_out():
+    shoe = SimShoe(1, random.Random(2))
+    shoe.begin_hand()
+    while shoe.pos < shoe.cut:
+        shoe.draw()
+    shoe.draw()  # the hand goes on past the cut card
+    shoe.end_hand()
+    assert shoe.shuffles == 1
+    shoe.begin_hand()
+    assert shoe.shuffles == 2 and shoe.pos == BURN
+
+
+def test_a_shoe_dry_mid_hand_reshuffles_only_the_discards():
+    # given a one-deck shoe with no cut card, most of it dealt in earlier hands
+    shoe = SimShoe(1, random.Random(3), penetration=None)
+    shoe.begin_hand()
+    for _ in range(40):
+        shoe.draw()
+    shoe.end_hand()
+    shoe.begin_hand()
+    # when one hand takes the last 10 cards and then 15 more
+    on_table = [shoe.draw() for _ in range(25)]
+    # then the refill held only earlier hands' cards and the burn: never this hand's first ten
+    assert shoe.refills == 1
+    everything = Counter(on_table) + Counter(shoe.order[: shoe.pos - 15]) + Counter(shoe.order[shoe.pos :])
+    assert everything == Counter({r: r for r in RANKS})
+    cards = shoe.end_hand()
+    assert Counter(cards) == Counter(on_table)
+
+
+def test_held_cards_stay_out_of_the_discards_until_released():
+    shoe = SimShoe(1, random.Random(4), penetration=None)
+    shoe.begin_hand()
+    dealt = [shoe.draw() for _ in range(3)]
+    shoe.end_hand(held=dealt[:1])
+    assert Counter(shoe.discards) == Counter(shoe.order[:BURN] + dealt[1:])
+    shoe.begin_hand()
+    shoe.end_hand(held=[])
+    assert Counter(shoe.discards) == Counter(shoe.order[:BURN] + dealt)
+
+
+def test_put_back_cards_are_shuffled_into_the_undealt_part_without_a_burn():
+    # given a hand that has been dealt a 10
+    shoe = SimShoe(1, random.Random(5), penetration=None)
+    shoe.begin_hand()
+    dealt = [shoe.draw()]
+    while dealt[-1] != 10:
+        dealt.append(shoe.draw())
+    pos = shoe.pos
+    # when the game puts the 10 back
+    shoe.put_back([10])
+    # then it is among the undealt cards, nothing was burned, and the hand no longer holds it
+    assert shoe.pos == pos
+    assert shoe.order[pos:].count(10) == 10 - shoe.order[:pos].count(10) + 1
+    assert Counter(shoe.end_hand()) == Counter(dealt) - Counter([10])
+
+
+def test_the_named_strategies_decide_from_the_two_stacks():
+    assert not always_hit(mask(10, 9), mask(1))
+    assert fold_at_most(2)(mask(5), mask(2)) and not fold_at_most(2)(mask(5), mask(4))
+    assert rocket_strategy("fold_at_most_2")(mask(5), mask(2))
+    # holding 10 and 9 a hit pairs 19 times in 55: more than the 2-tenth fold price's share
+    assert pair_chance(mask(10, 9), mask(2)) and not pair_chance(mask(1), mask(5))
+    with pytest.raises(IllegalAction):
+        rocket_strategy("fold_at_most_11")
+    with pytest.raises(IllegalAction):
+        rocket_strategy("yolo")
+
+
+def test_the_fast_path_and_the_checked_engine_give_the_same_figures_from_one_seed():
+    spec = RunSpec(hands=1500, players=4, seed=11, workers=1, strategy="pair_chance", decks=2)
+    for options in ({}, {"start": "button"}):
+        fast = run(replace(spec, options=options)).tally
+        checked = run(replace(spec, options=options, checked=True)).tally
+        assert replace(checked, decisions=0) == fast
+
+
+def test_a_seeded_run_gives_the_same_figures_with_any_number_of_workers(monkeypatch):
+    monkeypatch.setattr("tables.simulation.CHUNK_HANDS", 500)
+    spec = RunSpec(hands=2100, seed="audit", strategy="fold_at_most_1")
+    assert run(replace(spec, workers=1)).tally == run(replace(spec, workers=2)).tally
+
+
+def test_an_unseeded_run_uses_the_system_random_shuffler():
+    report = run(RunSpec(hands=200, workers=1))
+    assert report.tally.hands == 200 and report.tally.cards > 200 * 4
+
+
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("blackstone", {}),
+        ("starboard", {"knockout_on_draw": True}),
+        ("pairs", {}),
+        ("pairs", {"continuous": True, "ending": "portland"}),
+        (
+            "pairs",
+            {"pieces_of_eight": True, "calamities": True, "ending": "cutchfeld", "five_card_catch": True},
+        ),
+    ],
+)
+@pytest.mark.parametrize("strategy", ["random", "cautious"])
+def test_pot_games_run_through_the_checked_engine(game, options, strategy):
+    report = run(
+        RunSpec(game=game, players=4, hands=60, seed=1, workers=1, strategy=strategy, options=options)
+    )
+    assert report.tally.games == 60 and report.tally.hands >= 60
+    assert report.tally.cards > 0 and report.tally.decisions > 0
+    assert any("average pot" in line for line in report.lines())
+
+
+def test_the_report_gives_the_edge_per_unit_bet_with_its_interval():
+    report = run(RunSpec(hands=4000, seed=2, workers=1))
+    text = "\n".join(report.lines())
+    assert "house edge per unit bet" in text and "hands/s" in text
+    edge = report.edge_per_unit
+    assert 0 < edge.half_width < 0.05 and -0.1 < edge.mean < 0.2
+
+
+def test_estimate_is_the_mean_with_a_normal_95_percent_half_width():
+    est = estimate(total=10.0, total_sq=30.0, n=10)
+    assert est.mean == 1.0
+    assert est.half_width == pytest.approx(1.959964 * (20 / 9 / 10) ** 0.5, rel=1e-5)
+
+
+def test_bad_runs_are_refused_with_a_sentence():
+    with pytest.raises(IllegalAction, match="Unknown game"):
+        run(RunSpec(game="poker"))
+    with pytest.raises(IllegalAction, match="strategy"):
+        run(RunSpec(game="starboard", strategy="always_hit"))

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
-from .cards import LowCard, Shoe, check_rank, composition, natural
+from .cards import RANKS, LowCard, Shoe, check_rank, composition, natural
 from .errors import IllegalAction
 from .pairs_endings import (
     CUTCHFELD,
@@ -131,6 +131,8 @@ class Pairs(Game):
         players = len(self.seats)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise IllegalAction(f"Pairs is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
+        if isinstance(self.carry_in, bool) or not isinstance(self.carry_in, int) or self.carry_in < 0:
+            raise IllegalAction(f"The carried pot must be a whole number of units, not {self.carry_in!r}.")
         self.target = self.options.target or losing_score(players)
         if set(self.stakes) != set(self.seats):
             raise IllegalAction(f"Every seat needs its score going in: seats {self.seats}, "
@@ -177,7 +179,7 @@ class Pairs(Game):
             if fresh_shoe:
                 self.shoe.take(rank)
         full, left = self.shoe.full, self.shoe.remaining
-        for rank in range(1, len(full)):
+        for rank in RANKS:
             held = sum(stack.count(rank) for stack in self.stacks.values())
             if held + left[rank] > full[rank]:
                 raise IllegalAction(f"{held} card(s) of rank {rank} are in play but the shoe still holds "
@@ -290,12 +292,12 @@ class Pairs(Game):
         """Five Card Catch: five cards in a stack win the game at once."""
         if not (self.options.five_card_catch and len(self.stacks[seat]) >= FIVE_CARDS):
             return False
-        money = settle_game(self._scores_going_in(), ending=self.options.ending, loser=None,
-                            carry=self.carry_in, five_card_winner=seat)
-        result = self._result(FIVE_CARD_CATCH, None, None, None, self._scores_going_in())
-        result.update(game_over=True, loser=None, five_card_winner=seat)
-        self._end_hand(seat, kept_stacks=self.options.continuous)
-        self._settlement = replace(money, result={**result, **money.result, **self._continuation(None)})
+        scores = self._scores_going_in()
+        if not self.options.continuous:
+            self._discard(self.seats)
+        money = settle_game(scores, ending=self.options.ending, loser=None, carry=self.carry_in,
+                            five_card_winner=seat)
+        self._finish(self._result(FIVE_CARD_CATCH, scores, five_card_winner=seat), money)
         return True
 
     # -- decisions ---------------------------------------------------------
@@ -326,35 +328,40 @@ class Pairs(Game):
     def _score(self, seat: int, rank: int, event: str, *, taken_from: int) -> None:
         scores = self._scores_going_in()
         scores[seat] += rank
-        over = scores[seat] >= self.target
-        result = self._result(event, seat, rank, taken_from, scores)
-        result.update(game_over=over, loser=seat if over else None, five_card_winner=None)
-        self._end_hand(seat, kept_stacks=False)
+        loser = seat if scores[seat] >= self.target else None
+        self._discard([seat] if self.options.continuous else self.seats)
         # Calamities in Continuous: a 7 keeps the turn even when it paired, so the out
         # player is dealt again at once.
-        after = None if over else (seat if self._got_seven else self._left(seat))
-        result.update(self._continuation(after))
-        if over:
-            money = settle_game(scores, ending=self.options.ending, loser=seat,
+        after = None if loser is not None else (seat if self._got_seven else self._left(seat))
+        result = self._result(event, scores, scorer=seat, rank=rank, taken_from=taken_from, loser=loser,
+                              next_to_act=after)
+        money = None
+        if loser is not None:
+            money = settle_game(scores, ending=self.options.ending, loser=loser,
                                 tacoma_amount=self.options.tacoma_amount, carry=self.carry_in)
-            self._settlement = replace(money, result={**result, **money.result})
-        else:
-            self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._finish(result, money)
 
-    def _end_hand(self, out: int, *, kept_stacks: bool) -> None:
-        """Discard the cards in play: the out player's in Continuous, everyone's otherwise."""
-        if kept_stacks:
-            return
-        for seat in [out] if self.options.continuous else self.seats:
+    def _discard(self, seats) -> None:
+        """Send these seats' stacks to the discards (the out player's alone in Continuous)."""
+        for seat in seats:
             self.discards.extend(self.stacks[seat])
             self.stacks[seat] = []
+
+    def _finish(self, result: dict, money: Settlement | None) -> None:
+        """End the hand; `money` is the game's settlement when this hand ended the game."""
         self._card = None
+        if money is None:
+            self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        else:
+            self._settlement = replace(money, result={**result, **money.result})
 
     def _scores_going_in(self) -> dict[int, int]:
         return {seat: self.stakes[seat] for seat in self.seats}
 
-    def _result(self, event, scorer, rank, taken_from, scores) -> dict:
-        return {
+    def _result(self, event: str, scores: dict[int, int], *, scorer=None, rank=None, taken_from=None,
+                loser=None, five_card_winner=None, next_to_act=None) -> dict:
+        """The hand's facts for Settlement.result (see docs/rules/pairs.md)."""
+        result = {
             "event": event,
             "scorer": scorer,
             "points": rank or 0,
@@ -362,14 +369,15 @@ class Pairs(Game):
             "taken_from": taken_from,
             "scores": scores,
             "target": self.target,
+            "game_over": loser is not None or five_card_winner is not None,
+            "loser": loser,
+            "five_card_winner": five_card_winner,
+            "winners": [],
             "starter": self.starter,
             "ending": canonical_ending(self.options.ending),
-            "winners": [],
         }
-
-    def _continuation(self, next_to_act: int | None) -> dict:
-        """Continuous Pairs: what the next object needs (in_play=..., to_act=...)."""
-        if not self.options.continuous:
-            return {}
-        in_play = {seat: list(stack) for seat, stack in self.stacks.items()}
-        return {"in_play": in_play, "next_to_act": next_to_act}
+        if self.options.continuous:
+            # What the next object needs: Pairs(..., in_play=result["in_play"], to_act=result["next_to_act"]).
+            result["in_play"] = {seat: list(stack) for seat, stack in self.stacks.items()}
+            result["next_to_act"] = next_to_act
+        return result

@@ -39,7 +39,9 @@ class BlackstoneOptions(Options):
 
     def validate(self) -> None:
         if not _is_units(self.ante) or self.ante < MIN_ANTE:
-            raise IllegalAction(f"The ante must be a whole number of units, at least {MIN_ANTE}, not {self.ante!r}.")
+            raise IllegalAction(
+                f"The ante must be a whole number of units, at least {MIN_ANTE}, not {self.ante!r}."
+            )
 
 
 def fold_penalty(white_stones: int) -> int:
@@ -60,7 +62,8 @@ class Blackstone(Game):
 
     def __init__(self, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state):
         if state:
-            raise IllegalAction(f"Blackstone keeps no state between games; {', '.join(sorted(state))} is not used.")
+            unused = ", ".join(sorted(state))
+            raise IllegalAction(f"Blackstone keeps no state between games; {unused} is not used.")
         super().__init__(seats, stakes, options, carry, shoe)
         self._check_table()
         self.stacks: dict[int, list[int]] = {s: [] for s in self.seats}  # cards dealt to find the starter
@@ -77,14 +80,17 @@ class Blackstone(Game):
         self._finished: Finished | None = None
 
     def _check_table(self) -> None:
-        if not MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS:
-            raise IllegalAction(f"Blackstone needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(self.seats)}.")
+        players, ante = len(self.seats), self.options.ante
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise IllegalAction(f"Blackstone needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
         if set(self.stakes) != set(self.seats):
-            raise IllegalAction(f"Chips in front of seats {sorted(self.stakes)} do not match the seats {self.seats}.")
+            raise IllegalAction(
+                f"Chips are given for seats {sorted(self.stakes)}, which do not match {self.seats}."
+            )
         for seat in self.seats:
             chips = self.stakes[seat]
-            if not _is_units(chips) or chips < self.options.ante:
-                raise IllegalAction(f"Seat {seat} has {chips!r} units in front; the ante is {self.options.ante}.")
+            if not _is_units(chips) or chips < ante:
+                raise IllegalAction(f"Seat {seat} has {chips!r} units in front; the ante is {ante}.")
         if not _is_units(self.carry_in) or self.carry_in < 0:
             raise IllegalAction(f"The pot carried in must be whole units, not {self.carry_in!r}.")
         if self.shoe.decks != DECKS:
@@ -94,6 +100,7 @@ class Blackstone(Game):
 
     @property
     def next(self) -> CardDue | DecisionDue | Finished:
+        """A card for the deal, tie-break or a take; a seat's fold-or-take; or the settlement."""
         if self._finished is not None:
             return self._finished
         if self.turn is None:
@@ -204,7 +211,9 @@ class Blackstone(Game):
         )
         self._finished = Finished(settlement)
 
-    def _charge(self, entries: list[Entry], shortfalls: dict[int, int], seat: int, owed: int, why: str) -> int:
+    def _charge(
+        self, entries: list[Entry], shortfalls: dict[int, int], seat: int, owed: int, why: str
+    ) -> int:
         """Move what `seat` owes into the pot, capped at its chips (table stakes)."""
         paid = min(owed, self.stakes[seat])
         if owed > paid:

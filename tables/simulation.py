@@ -29,6 +29,7 @@ from tables.games import CardDue, DecisionDue, IllegalAction, Move, new_game
 from tables.games.base import DEALER, SEAT
 from tables.games.cards import DECK_SIZE, RANKS
 from tables.games.rocket import TENTH, Start
+from tables.games.rocket_edge import play_adjusted, shoe_counts, tables_for
 from tables.games.rocket_fast import Fold, button_index, lowest, play
 
 BURN = 5  # RULINGS: burn 5 cards face down after every shuffle (option 0..10)
@@ -191,16 +192,24 @@ ROCKET_STRATEGIES: dict[str, Fold] = {
     "pair_cost": pair_cost,
 }
 FOLD_AT_MOST = re.compile(r"fold_at_most_(\d+)$")
+BEST = "best"  # the best strategy for an endless shoe, read from rocket_edge's exact tables
+
+
+def best(own: int, dealer: int) -> bool:
+    """Fold exactly when folding is worth more than hitting in an endless shoe (basic strategy)."""
+    return tables_for(BEST, None).folds[dealer][own]
 
 
 def rocket_strategy(name: str) -> Fold:
-    """A Rocket strategy by name: always_hit, fold_at_most_K (K = 0..10), pair_chance, pair_cost."""
+    """A Rocket strategy by name: always_hit, fold_at_most_K (K = 0..10), pair_chance, pair_cost, best."""
     if name in ROCKET_STRATEGIES:
         return ROCKET_STRATEGIES[name]
+    if name == BEST:
+        return tables_for(BEST, None).fold
     match = FOLD_AT_MOST.match(name)
     if match and int(match.group(1)) <= max(RANKS):
         return fold_at_most(int(match.group(1)))
-    names = ", ".join([*ROCKET_STRATEGIES, "fold_at_most_K"])
+    names = ", ".join([*ROCKET_STRATEGIES, "fold_at_most_K", BEST])
     raise IllegalAction(f"Unknown Rocket strategy {name!r}; expected one of {names}.")
 
 
@@ -298,7 +307,8 @@ class RunSpec:
     `decks` is Rocket's shoe (pot games deal from one deck); `bet` is each Rocket
     seat's bet; `chips` what each pot-game player has in front of it at the start of
     every game; `strategy` names a Rocket strategy (see `rocket_strategy`) or a
-    pot-game one ("random", "cautious")."""
+    pot-game one ("random", "cautious"). `adjusted` estimates Rocket's edge with the
+    luck-adjusted results of `rocket_edge` (same mean, far smaller variance)."""
 
     game: str = "rocket"
     players: int = 3
@@ -308,6 +318,7 @@ class RunSpec:
     seed: int | str | None = None
     workers: int | None = None
     checked: bool = False
+    adjusted: bool = False
     bet: int = 10
     chips: int = 100
     burn: int = BURN
@@ -335,6 +346,8 @@ class Tally:
     pot: int = 0
     pot_sq: int = 0
     moved: int = 0
+    adjusted: float = 0.0
+    adjusted_sq: float = 0.0
     shuffles: int = 0
     refills: int = 0
 
@@ -385,12 +398,22 @@ class Report:
     def cards_per_hand(self) -> float:
         return self.tally.cards / self.tally.hands if self.tally.hands else math.nan
 
+    def _house(self) -> tuple[float, float]:
+        t = self.tally
+        return (t.adjusted, t.adjusted_sq) if self.spec.adjusted else (t.house, t.house_sq)
+
     @property
     def edge_per_hand(self) -> Estimate:
-        return estimate(self.tally.house, self.tally.house_sq, self.tally.hands)
+        return estimate(*self._house(), self.tally.hands)
 
     @property
     def edge_per_unit(self) -> Estimate:
+        bet_per_hand = self.tally.bet / self.tally.hands if self.tally.hands else 1
+        return estimate(*self._house(), self.tally.hands, bet_per_hand)
+
+    @property
+    def plain_edge_per_unit(self) -> Estimate:
+        """The edge from the hands' real results, whatever the method."""
         bet_per_hand = self.tally.bet / self.tally.hands if self.tally.hands else 1
         return estimate(self.tally.house, self.tally.house_sq, self.tally.hands, bet_per_hand)
 
@@ -402,6 +425,8 @@ class Report:
         """The report as printed by `manage.py simulate` and the benchmark."""
         s, t = self.spec, self.tally
         path = "checked engine" if s.checked or s.game != "rocket" else "fast path"
+        if s.adjusted:
+            path = "luck-adjusted fast path"
         out = [
             f"game {s.game} ({path}), {s.players} players, strategy {s.strategy_name}, seed {s.seed}",
             f"hands {t.hands}, games {t.games}, workers {self.workers}, {self.seconds:.2f} s, "
@@ -417,6 +442,12 @@ class Report:
                 f"house edge per hand {hand.mean:.4f} +/- {hand.half_width:.4f} units "
                 f"({s.players} seats x bet {s.bet})",
             ]
+            if s.adjusted:
+                plain = self.plain_edge_per_unit
+                out.append(
+                    f"(unadjusted results of the same hands: {100 * plain.mean:.3f}% "
+                    f"+/- {100 * plain.half_width:.3f}%)"
+                )
         else:
             pot, won = self.pot, t.moved / max(t.games, 1)
             out += [
@@ -454,8 +485,12 @@ def _check(spec: RunSpec) -> None:
         raise IllegalAction(f"Unknown game {spec.game!r}; expected one of {', '.join(GAMES)}.")
     if spec.hands < 1:
         raise IllegalAction(f"Simulate at least one hand, not {spec.hands!r}.")
+    if spec.adjusted and (spec.game != "rocket" or spec.checked):
+        raise IllegalAction("The luck-adjusted estimate is for Rocket on the fast path only.")
     if spec.game == "rocket":
-        rocket_strategy(spec.strategy_name)
+        fold = rocket_strategy(spec.strategy_name)
+        if spec.adjusted:
+            tables_for(spec.strategy_name, fold)  # built once here, before the workers fork
     elif spec.strategy_name not in POT_STRATEGIES:
         raise IllegalAction(
             f"Unknown {spec.game} strategy {spec.strategy_name!r}; "
@@ -466,6 +501,8 @@ def _check(spec: RunSpec) -> None:
 def run_chunk(unit: tuple[RunSpec, int, int]) -> Tally:
     """Play one work unit: `hands` hands with the chunk's own shuffler."""
     spec, index, hands = unit
+    if spec.game == "rocket" and spec.adjusted:
+        return rocket_adjusted_chunk(spec, index, hands)
     if spec.game == "rocket":
         return (rocket_checked_chunk if spec.checked else rocket_fast_chunk)(spec, index, hands)
     return POT_CHUNKS[spec.game](spec, index, hands)
@@ -495,6 +532,35 @@ def rocket_fast_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         hands=hands, games=hands, cards=cards, house=house, house_sq=house_sq,
         bet=hands * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills,
     )  # fmt: skip
+
+
+def rocket_adjusted_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Rocket hands on the fast path with luck-adjusted results (see `tables.games.rocket_edge`)."""
+    shoe = SimShoe(spec.decks, shuffler(spec.seed, index), spec.burn, spec.penetration)
+    tables = tables_for(spec.strategy_name, rocket_strategy(spec.strategy_name))
+    seats = list(range(1, spec.players + 1))
+    tenths = [spec.bet // TENTH] * spec.players
+    previous = spec.options.get("previous_button")
+    button = None
+    if spec.options.get("start", Start.LEFT) == Start.BUTTON:
+        button = lambda first: button_index(seats, first, previous)  # noqa: E731 (reads `previous` live)
+    tally = Tally(hands=hands, games=hands, bet=hands * spec.players * spec.bet)
+    counts, shuffles = shoe_counts(shoe.order, shoe.pos), shoe.shuffles
+    for _ in range(hands):
+        shoe.begin_hand()
+        if shoe.shuffles != shuffles:
+            counts, shuffles = shoe_counts(shoe.order, shoe.pos), shoe.shuffles
+        deltas, adjusted, used, starter = play_adjusted(tenths, shoe, tables, counts, 0, button)
+        shoe.end_hand()
+        previous = seats[starter]
+        won = -sum(deltas)
+        tally.house += won
+        tally.house_sq += won * won
+        tally.adjusted -= adjusted
+        tally.adjusted_sq += adjusted * adjusted
+        tally.cards += used
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
 
 
 def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:

@@ -43,6 +43,14 @@ GAMES = ("rocket", "blackstone", "starboard", "pairs")
 # -- shoes -------------------------------------------------------------------
 
 
+class ShoeExhausted(IllegalAction):
+    """Every card is on the table or held out and the hand still wants one.
+
+    The rules give no way on (a Pairs tie-break whose every possible card pairs,
+    with the rest held for score); a simulation abandons the hand, moves no money,
+    counts it, and reshuffles."""
+
+
 class SimShoe:
     """A simulated shoe of `decks` Pairs decks, dealt from `order[pos]`.
 
@@ -100,7 +108,7 @@ class SimShoe:
         """Dry mid-hand: shuffle the discards (never a card on the table), burn, go on."""
         self.earlier += self.order[self.hand_start : self.pos]
         if not self.discards:
-            raise IllegalAction("The shoe is empty and every card is on the table.")
+            raise ShoeExhausted("The shoe is empty and every card is on the table or held out.")
         self.order, self.discards = self.discards, []
         self.rng.shuffle(self.order)
         self.refills += 1
@@ -131,6 +139,10 @@ class SimShoe:
         self.held = list(held)
         self.discards += pool
         return cards
+
+    def abandon(self) -> None:
+        """The hand could not finish (ShoeExhausted): gather everything and reshuffle."""
+        self.shuffle()
 
     def put_back(self, ranks: Sequence[int]) -> None:
         """The game returned dealt cards to the shoe (Blackstone's extra 10s): shuffle
@@ -346,6 +358,7 @@ class Tally:
     pot: int = 0
     pot_sq: int = 0
     moved: int = 0
+    abandoned: int = 0
     adjusted: float = 0.0
     adjusted_sq: float = 0.0
     shuffles: int = 0
@@ -433,7 +446,8 @@ class Report:
             f"{self.hands_per_second:,.0f} hands/s",
             f"cards per hand {self.cards_per_hand:.3f}, decisions per hand "
             f"{f'{t.decisions / t.hands:.3f}' if t.decisions else 'not counted on the fast path'}, "
-            f"shuffles {t.shuffles}, dry-shoe refills {t.refills}",
+            f"shuffles {t.shuffles}, dry-shoe refills {t.refills}, "
+            f"abandoned (shoe exhausted, no money moved) {t.abandoned}",
         ]
         if s.game == "rocket":
             unit, hand = self.edge_per_unit, self.edge_per_hand
@@ -518,19 +532,25 @@ def rocket_fast_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     button = None
     if spec.options.get("start", Start.LEFT) == Start.BUTTON:
         button = lambda first: button_index(seats, first, previous)  # noqa: E731 (reads `previous` live)
-    house = house_sq = cards = 0
+    house = house_sq = cards = abandoned = 0
     for _ in range(hands):
         shoe.begin_hand()
-        deltas, used, starter = play(tenths, shoe, fold, 0, button)
+        try:
+            deltas, used, starter = play(tenths, shoe, fold, 0, button)
+        except ShoeExhausted:
+            shoe.abandon()
+            abandoned += 1
+            continue
         shoe.end_hand()
         previous = seats[starter]
         won = -sum(deltas)
         house += won
         house_sq += won * won
         cards += used
+    played = hands - abandoned
     return Tally(
-        hands=hands, games=hands, cards=cards, house=house, house_sq=house_sq,
-        bet=hands * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills,
+        hands=played, games=played, cards=cards, house=house, house_sq=house_sq, abandoned=abandoned,
+        bet=played * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills,
     )  # fmt: skip
 
 
@@ -550,7 +570,12 @@ def rocket_adjusted_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         shoe.begin_hand()
         if shoe.shuffles != shuffles:
             counts, shuffles = shoe_counts(shoe.order, shoe.pos), shoe.shuffles
-        deltas, adjusted, used, starter = play_adjusted(tenths, shoe, tables, counts, 0, button)
+        try:
+            deltas, adjusted, used, starter = play_adjusted(tenths, shoe, tables, counts, 0, button)
+        except ShoeExhausted:
+            shoe.abandon()
+            tally.abandoned += 1
+            continue
         shoe.end_hand()
         previous = seats[starter]
         won = -sum(deltas)
@@ -559,6 +584,8 @@ def rocket_adjusted_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         tally.adjusted -= adjusted
         tally.adjusted_sq += adjusted * adjusted
         tally.cards += used
+    tally.hands = tally.games = hands - tally.abandoned
+    tally.bet = tally.hands * spec.players * spec.bet
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally
 
@@ -570,15 +597,21 @@ def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     seats = list(range(1, spec.players + 1))
     stakes = dict.fromkeys(seats, spec.bet)
     options = {"decks": spec.decks, **spec.options}
-    tally = Tally(bet=hands * spec.players * spec.bet)
+    tally = Tally()
     for _ in range(hands):
         shoe.begin_hand()
         game = new_game("rocket", seats, stakes, options)
-        settlement = play_checked(game, shoe, choose)
+        try:
+            settlement = play_checked(game, shoe, choose)
+        except ShoeExhausted:
+            shoe.abandon()
+            tally.abandoned += 1
+            continue
         shoe.end_hand()
         if settlement.result.get("button") is not None:
             options["previous_button"] = settlement.result["button"]
         _count(tally, game, settlement.deltas["house"])
+    tally.bet = tally.hands * spec.players * spec.bet
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally
 
@@ -656,7 +689,11 @@ def pairs_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     tally, carry = Tally(), 0
     for _ in range(hands):
         shoe.shuffle()
-        carry = _pairs_game(spec, seats, shoe, choose, tally, carry)
+        try:
+            carry = _pairs_game(spec, seats, shoe, choose, tally, carry)
+        except ShoeExhausted:
+            tally.abandoned += 1  # the next game starts from a fresh shuffle anyway
+            continue
         tally.games += 1
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally

@@ -13,6 +13,7 @@ from tables.games.cards import RANKS
 from tables.simulation import (
     BURN,
     RunSpec,
+    ShoeExhausted,
     SimShoe,
     always_hit,
     estimate,
@@ -164,3 +165,20 @@ def test_bad_runs_are_refused_with_a_sentence():
         run(RunSpec(game="poker"))
     with pytest.raises(IllegalAction, match="strategy"):
         run(RunSpec(game="starboard", strategy="always_hit"))
+
+
+def test_a_hand_that_wants_a_card_when_every_card_is_on_the_table_or_held_is_abandoned():
+    # given a one-deck shoe whose every card is held out or on the table this hand
+    shoe = SimShoe(1, random.Random(6), burn=0, penetration=None)
+    shoe.begin_hand()
+    held = [shoe.draw() for _ in range(30)]
+    shoe.end_hand(held=held)
+    shoe.begin_hand()
+    for _ in range(25):
+        shoe.draw()
+    # when one more card is wanted, then the shoe says it is exhausted
+    with pytest.raises(ShoeExhausted):
+        shoe.draw()
+    # and abandoning the hand gathers every card for a fresh shuffle
+    shoe.abandon()
+    assert Counter(shoe.order) == Counter({r: r for r in RANKS}) and shoe.held == []

@@ -34,18 +34,22 @@ class Shoe:
     """What ranks a shoe can still give: its composition less the cards seen.
 
     `remaining` may be passed to start from a shoe that has already dealt
-    (a live table passes what its shoe still holds).
+    (a live table passes what its shoe still holds); `unseen` counts cards
+    that left it face down, so `len()` is the number of cards physically left.
     """
 
-    def __init__(self, decks: int = 1, remaining: Iterable[int] | None = None):
+    def __init__(self, decks: int = 1, remaining: Iterable[int] | None = None, unseen: int = 0):
         self.decks = decks
         self.full = composition(decks)
         self.remaining = list(self.full if remaining is None else remaining)
         if len(self.remaining) != 11 or any(not 0 <= self.remaining[r] <= self.full[r] for r in RANKS):
             raise IllegalAction(f"A {decks}-deck shoe cannot hold {self.remaining[1:]!r}.")
+        # Cards gone face down (a physical shoe's burns): their ranks still
+        # count as possible, but they are no longer in the shoe to be dealt.
+        self.unseen = unseen
 
     def __len__(self) -> int:
-        return sum(self.remaining)
+        return max(sum(self.remaining) - self.unseen, 0)
 
     def check(self, rank: object) -> int:
         """Raise IllegalAction unless the shoe can still give `rank`."""

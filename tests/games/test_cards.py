@@ -193,3 +193,12 @@ def test_a_custom_key_also_decides_ties():
         low.feed(rank)
 
     assert low.winner == 2
+
+
+def test_face_down_cards_leave_the_shoe_but_not_the_possible_ranks():
+    shoe = Shoe(1, unseen=5)
+
+    assert len(shoe) == 50
+    assert shoe.remaining[10] == 10
+    shoe.take(10)
+    assert len(shoe) == 49

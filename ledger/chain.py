@@ -1,0 +1,109 @@
+"""Hash chains: append a record to its table's (or casino's) chain, and read a chain back in order.
+
+A record's hash is sha256(prev_hash + canonical JSON of its `chain_content()`), hex, where
+canonical JSON has sorted keys and no spaces. One chain per table keeps tables from waiting on one
+another: appending locks only that table's `Chain` row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+from collections.abc import Iterator
+
+from django.apps import apps
+from django.db import transaction
+
+from ledger.models import Chain, Chained
+
+# Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
+WALK_CHUNK = 2000
+
+
+class ChainError(RuntimeError):
+    """A record cannot be chained as it is: a bug in its model, never a staff mistake."""
+
+
+def canonical_json(content: dict) -> str:
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def record_hash(prev_hash: str, content: dict) -> str:
+    return hashlib.sha256((prev_hash + canonical_json(content)).encode()).hexdigest()
+
+
+def chain_name(*, table=None, casino=None) -> str:
+    if (table is None) == (casino is None):
+        raise ValueError("A chain belongs to a table or to a casino: give exactly one.")
+    return f"table:{table.pk}" if table is not None else f"casino:{casino.pk}"
+
+
+def chain_for(*, table=None, casino=None) -> Chain:
+    """The table's chain (or the casino's, for the cage), created on first use.
+
+    Race-safe: two first uses at once get the same row (get_or_create retries the read inside a
+    savepoint when the unique name refuses the second insert).
+    """
+    chain, _ = Chain.objects.get_or_create(name=chain_name(table=table, casino=casino))
+    return chain
+
+
+def chain_append(record: Chained) -> Chained:
+    """Give the unsaved `record` (its `chain` set) the next position and its hash, and save it.
+
+    Takes `SELECT ... FOR UPDATE` on the record's `Chain` row and holds it until the surrounding
+    database transaction ends, so the records of one chain are appended one at a time. Callers
+    that also post to the ledger in the same transaction take the chain lock first, as
+    `ledger_post` does, so the lock order is always chain, then accounts. Everything
+    `chain_content()` reads must be set before this call (postings included); the saved row is read
+    back and refused if its content no longer hashes the same (a value the database rounds or
+    reformats would look like tampering the next day).
+    """
+    if not record._state.adding:
+        raise ChainError(f"{record._meta.label} {record.pk} is already saved; only new records are chained.")
+    with transaction.atomic():
+        chain = Chain.objects.select_for_update().get(pk=record.chain_id)
+        record.position = chain.length + 1
+        record.prev_hash = chain.head
+        record.hash = record_hash(chain.head, record.chain_content())
+        record.save(force_insert=True)
+        _check_round_trip(record)
+        Chain.objects.filter(pk=chain.pk).update(length=record.position, head=record.hash)
+    return record
+
+
+def _check_round_trip(record: Chained) -> None:
+    stored = type(record).chain_queryset().get(pk=record.pk)
+    if record_hash(stored.prev_hash, stored.chain_content()) != record.hash:
+        raise ChainError(
+            f"{record._meta.label}.chain_content() changes when the row is read back from the database; "
+            "hash only values the database stores exactly."
+        )
+
+
+def chained_models() -> list[type[Chained]]:
+    """Every concrete model whose rows sit in the hash chains (ledger and tables alike)."""
+    return [
+        model
+        for model in apps.get_models()
+        if issubclass(model, Chained) and not model._meta.proxy and model._meta.managed
+    ]
+
+
+def chain_records(chain: Chain) -> Iterator[Chained]:
+    """The chain's records of every chained model, in position order, streamed in chunks."""
+    streams = [
+        model.chain_queryset().filter(chain=chain).order_by("position").iterator(chunk_size=WALK_CHUNK)
+        for model in chained_models()
+    ]
+    return heapq.merge(*streams, key=lambda record: record.position)
+
+
+def chain_record_at(chain: Chain, position: int) -> Chained | None:
+    """The record at `position` of `chain`, whichever model holds it."""
+    for model in chained_models():
+        record = model.chain_queryset().filter(chain=chain, position=position).first()
+        if record is not None:
+            return record
+    return None

@@ -1,0 +1,232 @@
+"""The one way to move money: `ledger_post`, and `ledger_reverse` to correct a posting.
+
+Every write checks first and writes after: a refused post raises `LedgerError` (a `DomainError`
+with a sentence staff understand) and leaves the database as it was.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.db import transaction as db_transaction
+from django.db.models import Sum
+from django.db.models.functions import Coalesce
+
+from casino.errors import DomainError
+from ledger.chain import chain_append, chain_for
+from ledger.models import Account, Chain, Posting, Transaction
+from tables.models import Casino, Pit, Table
+
+if TYPE_CHECKING:
+    from casino.models import User
+
+Kind = Account.Kind
+
+# Chips that are not there cannot be paid: a table's tray and carry, a player's chips, a hand's
+# wagers and pot, and the rake never go below zero. The cage, the drop box and the patrons are
+# counted against the outside world (cash, the opening bank), so they have no floor.
+DEFAULT_FLOORS = {Kind.TRAY: 0, Kind.PLAYER: 0, Kind.WAGER: 0, Kind.POT: 0, Kind.CARRY: 0, Kind.RAKE: 0}
+TABLE_KINDS = {Kind.TRAY, Kind.DROP, Kind.CARRY, Kind.RAKE, Kind.PLAYER, Kind.WAGER, Kind.POT}
+REF_KINDS = {Kind.PLAYER, Kind.WAGER, Kind.POT}  # one account per seat session or per hand
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a transaction to post: `amount` units into (positive) or out of `account`."""
+
+    account: Account
+    amount: int
+    reason: str
+
+
+class LedgerError(DomainError):
+    """The ledger refuses a post; nothing was written."""
+
+
+class OverdrawError(LedgerError):
+    """A line would take an account below its floor (the tray short of chips, a bet too big)."""
+
+    def __init__(self, message: str, *, account: Account, balance: int, wanted: int):
+        super().__init__(message)
+        self.account, self.balance, self.wanted = account, balance, wanted
+
+
+def account_code(*, kind: str, casino: Casino | None = None, table: Table | None = None, ref=None) -> str:
+    """The account's unique code: "t12:tray", "t12:player:345", "c1:cage"."""
+    kind = Kind(kind)
+    if kind in TABLE_KINDS:
+        if table is None:
+            raise ValueError(f"A {kind.label.lower()} account belongs to a table.")
+        if (ref is None) == (kind in REF_KINDS):
+            raise ValueError(f"A {kind.label.lower()} account {'needs' if ref is None else 'takes no'} ref.")
+        return f"t{table.pk}:{kind}" + (f":{ref}" if ref is not None else "")
+    if table is not None or ref is not None or casino is None:
+        raise ValueError(f"The {kind.label.lower()} belongs to a casino, not to a table.")
+    return f"c{casino.pk}:{kind}"
+
+
+def account_get(*, kind: str, casino: Casino | None = None, table: Table | None = None, ref=None,
+                label: str = "") -> Account:
+    """The account for `kind` at the table (or casino), created on first use with its floor.
+
+    The casino is the table's when a table is given. Race-safe: the code is unique, and two first
+    uses at once get one row (get_or_create re-reads inside a savepoint when its insert is refused).
+    `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
+    """
+    code = account_code(kind=kind, casino=casino, table=table, ref=ref)
+    if table is not None:
+        table_casino_id = Pit.objects.values_list("casino_id", flat=True).get(pk=table.pit_id)
+        if casino is not None and casino.pk != table_casino_id:
+            raise ValueError(f"Table {table} is not in casino {casino}.")
+        casino_id = table_casino_id
+    else:
+        casino_id = casino.pk
+    account, _ = Account.objects.get_or_create(
+        code=code,
+        defaults={"kind": kind, "casino_id": casino_id, "table": table, "ref": ref,
+                  "floor": DEFAULT_FLOORS.get(Kind(kind)), "label": label},
+    )
+    return account
+
+
+def account_balance(account: Account) -> int:
+    """The account's balance derived from its postings (not the cached `balance`)."""
+    return Posting.objects.filter(account=account).aggregate(total=Coalesce(Sum("amount"), 0))["total"]
+
+
+def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table: Table | None = None,
+                casino: Casino | None = None, hand_id: int | None = None,
+                reverses: Transaction | None = None, reason: str = "",
+                approved_by: User | None = None) -> Transaction:
+    """Post one balanced transaction and return it.
+
+    Checks the lines before touching the database (whole units, none zero, at least two, summing to
+    zero, all of one casino), then, in one database transaction, takes these row locks with
+    SELECT ... FOR UPDATE, held until the outermost transaction commits: first the chain's (the
+    table's, or the casino's when there is no table), then the accounts' in id order. Every writer
+    takes them in that order, so two posts never wait on each other in a cycle. Under the locks it
+    refuses a line that would take an account below its floor (`OverdrawError`), inserts the
+    postings, then the transaction (appended to the chain; the database checks the sum as it
+    arrives), then updates the cached balances.
+    """
+    lines = list(lines)
+    _check_lines(lines)
+    if kind not in Transaction.Kind.values:
+        raise ValueError(f"Unknown transaction kind {kind!r}.")
+    casino_id = _casino_id(table=table, casino=casino)
+    for line in lines:
+        if line.account.casino_id != casino_id:
+            raise LedgerError(f"{line.account.code} belongs to another casino; it cannot take part here.")
+    with db_transaction.atomic():
+        chain = chain_for(table=table) if table is not None else chain_for(casino=Casino(pk=casino_id))
+        Chain.objects.select_for_update().filter(pk=chain.pk).get()
+        accounts = _lock_and_check_floors(lines, kind)
+        txn = Transaction(
+            chain=chain, kind=kind, memo=memo, casino_id=casino_id, table=table, hand_id=hand_id,
+            created_by=by, reverses=reverses, reason=reason, approved_by=approved_by,
+        )
+        # Postings first, the transaction row last: SQLite checks the sum when the transaction row
+        # arrives (it has no deferred triggers); PostgreSQL checks again at commit.
+        Posting.objects.bulk_create(
+            Posting(transaction_id=txn.pk, account_id=line.account.pk, amount=line.amount, reason=line.reason)
+            for line in lines
+        )
+        chain_append(txn)
+        Account.objects.bulk_update(accounts, ["balance"])
+    return txn
+
+
+def ledger_reverse(
+    *, transaction: Transaction, reason: str, by: User, approved_by: User | None
+) -> Transaction:
+    """Correct `transaction` with a new CORRECTION that negates each of its postings.
+
+    The correction references the original, carries the reason and the approver, and goes to the
+    original's chain. Refuses an empty reason, a missing approver, an approver who is the person
+    asking, and a second reversal of the same transaction (checked under the chain lock, and by a
+    unique constraint should two arrive at once). Floors hold: chips that have moved on since (a bet
+    already settled) cannot be taken back this way; reverse the later transaction first.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise LedgerError("A correction needs a reason.")
+    if approved_by is None:
+        raise LedgerError("A correction needs the approval of a pit manager.")
+    if approved_by.pk == by.pk:
+        raise LedgerError("A correction must be approved by someone other than the person asking for it.")
+    with db_transaction.atomic():
+        Chain.objects.select_for_update().filter(pk=transaction.chain_id).get()
+        if Transaction.objects.filter(reverses=transaction).exists():
+            raise LedgerError(f"Transaction {transaction.pk} has already been reversed.")
+        postings = transaction.postings.select_related("account").order_by("id")
+        return ledger_post(
+            lines=[Line(account=p.account, amount=-p.amount, reason=p.reason) for p in postings],
+            kind=Transaction.Kind.CORRECTION,
+            memo=f"Reverses the {transaction.get_kind_display().lower()} {transaction.pk}",
+            by=by, table=transaction.table, casino=transaction.casino, hand_id=transaction.hand_id,
+            reverses=transaction, reason=reason, approved_by=approved_by,
+        )
+
+
+def _check_lines(lines: list[Line]) -> None:
+    for line in lines:
+        if type(line.amount) is not int:  # bool is an int too, and a float is never money
+            code = line.account.code
+            raise LedgerError(f"Ledger amounts are whole units: {line.amount!r} on {code} is not.")
+        if line.amount == 0:
+            raise LedgerError(f"A line of 0 units on {line.account.code} moves nothing; leave it out.")
+        if line.account.pk is None:
+            raise ValueError("Ledger lines take saved accounts (see account_get).")
+    if len(lines) < 2:
+        raise LedgerError(
+            "A ledger transaction needs at least two lines: chips come from somewhere and go somewhere."
+        )
+    total = sum(line.amount for line in lines)
+    if total:
+        raise LedgerError(f"A ledger transaction must balance: these lines sum to {total} units, not 0.")
+
+
+def _casino_id(*, table: Table | None, casino: Casino | None) -> int:
+    if table is None:
+        if casino is None:
+            raise ValueError("A transaction happens at a table or at a casino's cage: give one.")
+        return casino.pk
+    table_casino_id = Pit.objects.values_list("casino_id", flat=True).get(pk=table.pit_id)
+    if casino is not None and casino.pk != table_casino_id:
+        raise ValueError(f"Table {table} is not in casino {casino}.")
+    return table_casino_id
+
+
+def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
+    """Lock the lines' accounts in id order, check floors, and return them with new balances set."""
+    deltas: dict[int, int] = defaultdict(int)
+    for line in lines:
+        deltas[line.account.pk] += line.amount
+    accounts = list(Account.objects.select_for_update().filter(pk__in=deltas).order_by("pk"))
+    by_id = {account.pk: account for account in accounts}
+    for account_id in dict.fromkeys(line.account.pk for line in lines):  # first refusal in line order
+        account, delta = by_id[account_id], deltas[account_id]
+        if account.floor is not None and account.balance + delta < account.floor:
+            message = _overdraw_message(account, kind, -delta)
+            raise OverdrawError(message, account=account, balance=account.balance, wanted=-delta)
+    for account in accounts:
+        account.balance += deltas[account.pk]
+    return accounts
+
+
+def _units(n: int) -> str:
+    return f"{n} unit" if n == 1 else f"{n} units"
+
+
+def _overdraw_message(account: Account, kind: str, wanted: int) -> str:
+    held = _units(account.balance)
+    keeps = f" and must keep {_units(account.floor)}" if account.floor else ""
+    if account.kind == Kind.TRAY:
+        return f"The tray holds {held}{keeps}; it cannot pay {wanted}. Ask the pit for a fill."
+    if account.kind == Kind.PLAYER:
+        what = {Transaction.Kind.BET: "a bet of", Transaction.Kind.ANTE: "an ante of"}.get(kind, "paying")
+        return f"{account.staff_name} has {held} in front{keeps}; {what} {wanted} is more than that."
+    return f"{account.staff_name} holds {held}{keeps}; it cannot give {wanted}."

@@ -332,3 +332,18 @@ def app_role_sql(role: str, using: str = "default") -> list[str]:
         sql.append(f"GRANT {privileges} ON {q(table)} TO {q(role)}")
     sql.append(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {q(schema)} TO {q(role)}")
     return sql
+
+
+def protection_sql(vendor: str, q) -> list[str]:
+    """Every protection trigger, as the migrations create them (for tests that lift and restore)."""
+    from ledger.models import Posting, Transaction
+
+    sql = [s for model in protected_models() for s in append_only_sql(vendor, q, model._meta.db_table)]
+    return sql + balanced_sql(vendor, q, _balance_names(Transaction._meta, Posting._meta))
+
+
+def protection_drop_sql(vendor: str, q) -> list[str]:
+    from ledger.models import Posting, Transaction
+
+    sql = [s for model in protected_models() for s in append_only_drop_sql(vendor, q, model._meta.db_table)]
+    return sql + balanced_drop_sql(vendor, q, _balance_names(Transaction._meta, Posting._meta))

@@ -10,6 +10,7 @@ CELERY_BROKER_URL (Redis); with DEBUG off the HTTPS protections are on, so
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -153,6 +154,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    # Once a day, after the gaming day has closed (06:00 in TIME_ZONE), every chain head is
+    # written to an anchor file that the auditors copy off the machine.
+    "ledger-anchor-daily": {"task": "ledger.anchor_chains", "schedule": crontab(hour=6, minute=0)},
+}
+
+# Where `manage.py ledger_anchor` and the daily task write anchor files.
+LEDGER_ANCHOR_DIR = Path(env("LEDGER_ANCHOR_DIR", default=str(BASE_DIR / "anchors")))
 
 LOGGING = {
     "version": 1,

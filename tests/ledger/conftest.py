@@ -131,7 +131,8 @@ def anchor_dir(settings, tmp_path):
 @pytest.fixture
 def on_postgresql():
     if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL only: set DATABASE_URL to a PostgreSQL database")
+        pytest.skip("PostgreSQL only (SQLite has no TRUNCATE, session_replication_role or roles): "
+                    "set DATABASE_URL to a PostgreSQL database to run it")
 
 
 @pytest.fixture

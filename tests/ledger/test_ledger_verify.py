@@ -1,0 +1,242 @@
+"""Tamper evidence: the chain walk, anchors, and what verify_ledger catches."""
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from ledger.audit import anchor_digest, anchor_latest, ledger_verify
+from ledger.chain import ChainError, chain_append, chain_for, record_hash
+from ledger.models import ZERO_HASH, Account, Chain, Transaction
+from ledger.services import Line, account_balance, account_get, ledger_post
+from ledger.tasks import anchor_chains
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(open_table, seat3, dana, pete, cage, patrons, buy_in):
+    """Table chain: 1 opening, 2 buy-in, 3 bet, 4 pair loss, 5 fill. Casino chain: 1 redemption."""
+    tray = account_get(kind="tray", table=open_table)
+    wager = account_get(kind="wager", table=open_table, ref=1)
+    buy_in(table=open_table, player=seat3, amount=100, by=dana)
+    ledger_post(lines=[Line(seat3, -30, "bet"), Line(wager, 30, "bet")], kind="bet", memo="", by=dana,
+                table=open_table, hand_id=1)
+    ledger_post(lines=[Line(wager, -30, "pair loss"), Line(tray, 30, "pair loss")], kind="settlement",
+                memo="", by=dana, table=open_table, hand_id=1)
+    ledger_post(lines=[Line(cage, -500, "fill"), Line(tray, 500, "fill")], kind="fill", memo="", by=pete,
+                table=open_table, approved_by=pete)
+    ledger_post(lines=[Line(patrons, -70, "redeemed"), Line(cage, 70, "redeemed")], kind="cash_out",
+                memo="", by=pete, casino=open_table.pit.casino)
+    return Chain.objects.get(name=f"table:{open_table.pk}")
+
+
+def verify(*args):
+    """Run verify_ledger; return (succeeded, output)."""
+    out = io.StringIO()
+    try:
+        call_command("verify_ledger", *args, stdout=out)
+    except CommandError as error:
+        return False, out.getvalue() + str(error)
+    return True, out.getvalue()
+
+
+def at(chain, position):
+    return Transaction.objects.get(chain=chain, position=position)
+
+
+def edit_posting(posting, amount, protection_lifted):
+    with protection_lifted("ledger_posting"), connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_posting SET amount = %s WHERE id = %s", [amount, posting.pk])
+
+
+def rehash_from(chain, position, protection_lifted):
+    """The forger's finishing touch: recompute every hash from `position` on, and the chain's head,
+    and put every cached balance right, so the walk alone finds nothing."""
+    prev = ZERO_HASH if position == 1 else at(chain, position - 1).hash
+    with protection_lifted("ledger_transaction"), connection.cursor() as cursor:
+        records = Transaction.chain_queryset().filter(chain=chain, position__gte=position)
+        for record in records.order_by("position"):
+            digest = record_hash(prev, record.chain_content())
+            pk = Transaction._meta.pk.get_db_prep_value(record.pk, connection)
+            cursor.execute(
+                "UPDATE ledger_transaction SET prev_hash = %s, hash = %s WHERE id = %s", [prev, digest, pk]
+            )
+            prev = digest
+    Chain.objects.filter(pk=chain.pk).update(head=prev)
+    for account in Account.objects.all():
+        Account.objects.filter(pk=account.pk).update(balance=account_balance(account))
+
+
+# --- A ledger left alone ----------------------------------------------------------------------
+
+
+def test_an_untouched_ledger_verifies_with_one_summary_line(played):
+    ok, output = verify()
+    assert ok
+    assert output.strip().splitlines() == [
+        "Ledger verified: 2 chains, 6 records, 6 transactions, 6 accounts; no anchor file to compare with."
+    ]
+
+
+def test_an_untouched_ledger_matches_its_anchor_and_later_posts_do_not_disturb_it(played, open_table, seat3,
+                                                                                    dana, buy_in):
+    call_command("ledger_anchor", stdout=io.StringIO())
+    buy_in(table=open_table, player=seat3, amount=10, by=dana)
+
+    ok, output = verify()
+
+    assert ok and f"matches anchor {anchor_latest(settings.LEDGER_ANCHOR_DIR).name}" in output
+
+
+def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, dana, pete, cage,
+                                                     django_assert_max_num_queries):
+    for _ in range(40):
+        ledger_post(lines=[Line(cage, -5, "fill"), Line(tray, 5, "fill")], kind="fill", memo="", by=pete,
+                    table=open_table)
+    with django_assert_max_num_queries(15):
+        result = ledger_verify()
+    assert result.clean and result.records == 41
+
+
+# --- Tampering --------------------------------------------------------------------------------
+
+
+def test_an_edited_posting_is_caught_at_its_table_and_position(played, open_table, protection_lifted):
+    bet = at(played, 3)
+    posting = bet.postings.get(amount=-30)
+
+    edit_posting(posting, -20, protection_lifted)
+    ok, output = verify()
+
+    assert not ok
+    lines = output.splitlines()
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 3, ledger.Transaction {bet.pk}: "
+        "first broken link: its hash does not match its content: the record was changed after it was written"
+    ) in lines
+    assert f"account {posting.account.code}: cached balance 70 but its postings sum to 80" in lines
+    assert any("its 2 postings sum to 10, not 0" in line for line in lines)
+    assert "The ledger does not verify" in output
+
+
+def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protection_lifted):
+    settlement = at(played, 4)
+    pk = Transaction._meta.pk.get_db_prep_value(settlement.pk, connection)
+    with protection_lifted("ledger_posting", "ledger_transaction"), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM ledger_posting WHERE transaction_id = %s", [pk])
+        cursor.execute("DELETE FROM ledger_transaction WHERE id = %s", [pk])
+
+    ok, output = verify()
+
+    assert not ok
+    assert f"chain table:{open_table.pk}), position 5, ledger.Transaction" in output
+    assert "position 4 is missing or held twice" in output
+
+
+def test_a_rehashed_chain_passes_the_walk_but_not_the_anchor(played, open_table, protection_lifted):
+    # given an anchor taken at the end of the day
+    out = io.StringIO()
+    call_command("ledger_anchor", stdout=out)
+    anchor = json.loads(Path(out.getvalue().strip()).read_text())
+    # when the buy-in is edited (10 fewer chips, still balanced) and everything after it re-hashed
+    buy = at(played, 2)
+    edit_posting(buy.postings.get(amount=-100, account__kind="tray"), -90, protection_lifted)
+    edit_posting(buy.postings.get(amount=100, account__kind="player"), 90, protection_lifted)
+    rehash_from(played, 2, protection_lifted)
+
+    # then the walk, the sums and the caches find nothing
+    assert ledger_verify().clean
+    # but the anchored head is no longer there
+    ok, output = verify()
+    assert not ok
+    fill = at(played, 5)
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 5, ledger.Transaction {fill.pk}: "
+        f"hash {fill.hash[:12]} is not the anchored {anchor['chains'][1]['head'][:12]}: "
+        "the chain was rewritten at or before this position"
+    ) in output.splitlines()
+
+
+def test_an_edited_anchor_file_is_caught(played, anchor_dir):
+    path = anchor_dir / "anchor-forged.json"
+    call_command("ledger_anchor", "--dir", str(anchor_dir), stdout=io.StringIO())
+    anchor = json.loads(anchor_latest(anchor_dir).read_text())
+    anchor["chains"][0]["length"] = 0
+    path.write_text(json.dumps(anchor))
+
+    ok, output = verify("--anchor", str(path))
+
+    assert not ok and "its digest does not match its chains: the file was edited" in output
+
+
+def test_missing_protection_is_a_finding(played, protection_lifted):
+    with protection_lifted("ledger_posting"):
+        ok, output = verify()
+    assert not ok and "database: ledger_posting lacks its trigger" in output
+
+
+def test_an_unreadable_anchor_is_refused(played, tmp_path):
+    path = tmp_path / "anchor-broken.json"
+    path.write_text("{not json")
+    ok, output = verify("--anchor", str(path))
+    assert not ok and "is not a readable anchor file" in output
+
+
+def test_an_empty_anchor_directory_is_refused(played, tmp_path):
+    ok, output = verify("--anchor-dir", str(tmp_path))
+    assert not ok and f"No anchor file in {tmp_path}" in output
+
+
+# --- Anchors ----------------------------------------------------------------------------------
+
+
+def test_an_anchor_holds_every_chain_head_and_one_digest_over_them(played, open_table, casino, tmp_path):
+    out = io.StringIO()
+    call_command("ledger_anchor", "--dir", str(tmp_path), stdout=out)
+
+    path = tmp_path / out.getvalue().strip().rpartition("/")[2]
+    anchor = json.loads(path.read_text())
+
+    assert path.name.startswith("anchor-") and path.name.endswith("Z.json")
+    cage_chain = Chain.objects.get(name=f"casino:{casino.pk}")
+    assert anchor["chains"] == [
+        {"name": cage_chain.name, "length": 1, "head": cage_chain.head},
+        {"name": f"table:{open_table.pk}", "length": 5, "head": at(played, 5).hash},
+    ]
+    assert anchor["digest"] == anchor_digest(anchor["chains"])
+
+
+def test_the_daily_task_writes_an_anchor_where_the_settings_say(played, anchor_dir):
+    path = anchor_chains.delay().get()
+    assert str(anchor_dir) in path and anchor_latest(anchor_dir) is not None
+
+
+def test_celery_beat_runs_the_anchor_daily():
+    entry = settings.CELERY_BEAT_SCHEDULE["ledger-anchor-daily"]
+    assert entry["task"] == "ledger.anchor_chains"
+    assert entry["schedule"].hour == {6} and entry["schedule"].minute == {0}
+
+
+# --- chain_append -----------------------------------------------------------------------------
+
+
+def test_a_saved_record_cannot_be_chained_again(played):
+    with pytest.raises(ChainError, match="already saved"):
+        chain_append(at(played, 1))
+
+
+def test_content_that_changes_when_read_back_is_refused(open_table, tray, cage, pete, monkeypatch):
+    monkeypatch.setattr(Transaction, "chain_content", lambda self: {"now": time.perf_counter_ns()})
+    chain_for(table=open_table)
+    before = Transaction.objects.count()
+
+    with pytest.raises(ChainError, match="changes when the row is read back"):
+        ledger_post(lines=[Line(cage, -5, "fill"), Line(tray, 5, "fill")], kind="fill", memo="", by=pete,
+                    table=open_table)
+    assert Transaction.objects.count() == before

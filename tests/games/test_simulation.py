@@ -96,6 +96,7 @@ def test_the_named_strategies_decide_from_the_two_stacks():
     assert not always_hit(mask(10, 9), mask(1))
     assert fold_at_most(2)(mask(5), mask(2)) and not fold_at_most(2)(mask(5), mask(4))
     assert rocket_strategy("fold_at_most_2")(mask(5), mask(2))
+    assert rocket_strategy("fold_at_most_2") is rocket_strategy("fold_at_most_2")  # its tables are cached
     # holding 10 and 9 a hit pairs 19 times in 55: more than the 2-tenth fold price's share
     assert pair_chance(mask(10, 9), mask(2)) and not pair_chance(mask(1), mask(5))
     with pytest.raises(IllegalAction):

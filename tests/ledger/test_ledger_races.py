@@ -1,7 +1,10 @@
-"""Limits that hold under races: these tests commit for real (transactional database tests)."""
+"""Limits that hold under races: these tests commit for real (transactional database tests).
+
+PostgreSQL runs the threads' transactions at once and the row locks keep them apart; SQLite lets
+one writer in at a time (immediate transactions), so there the same threads queue at the database.
+"""
 
 import threading
-from contextlib import nullcontext
 
 import pytest
 from django.db import connection
@@ -27,15 +30,11 @@ TRAY_HOLDS = 100  # room for three payouts of 30, not a fourth
 def race(count, act):
     """Run act(i) in `count` threads released together; return what each returned or raised."""
     barrier, outcomes = threading.Barrier(count), [None] * count
-    # SQLite has one writer at a time and the in-memory test database's shared cache refuses
-    # concurrent writers outright, so there the threads take turns; PostgreSQL really races them.
-    turns = threading.Lock() if connection.vendor == "sqlite" else nullcontext()
 
     def run(i):
         barrier.wait()
         try:
-            with turns:
-                outcomes[i] = act(i)
+            outcomes[i] = act(i)
         except Exception as error:  # the outcome is what the test inspects
             outcomes[i] = error
         finally:

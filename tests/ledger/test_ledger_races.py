@@ -104,3 +104,11 @@ def test_two_pit_managers_reversing_at_once_make_one_correction(table, cage, dan
     assert "already been reversed" in next(o.message for o in outcomes if isinstance(o, LedgerError))
     assert Transaction.objects.filter(reverses=original).count() == 1
     assert Account.objects.get(pk=tray.pk).balance == 0
+
+
+def test_eight_first_uses_of_an_account_at_once_make_one_row(table):
+    outcomes = race(THREADS, lambda i: account_get(kind="player", table=table, ref=42, label="Seat 4"))
+
+    assert all(isinstance(o, Account) for o in outcomes), outcomes
+    assert len({o.pk for o in outcomes}) == 1
+    assert Account.objects.filter(code=f"t{table.pk}:player:42").count() == 1

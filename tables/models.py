@@ -1,14 +1,22 @@
-"""The casino floor: casinos, pits, tables and their shoes.
+"""The casino floor and what happens at its tables.
+
+Floor: casinos, pits, tables, seats and seat sessions. Play: shoes, hands, and
+for every hand each card that left the shoe and each decision, in order.
 
 Invariants: a table spreads exactly one game; its limits are whole units with
-0 < minimum <= maximum (Rocket bets are multiples of 10 units, so Rocket limits
-are too); a shoe holds 1 to 8 Pairs decks; a table has at most one shoe in play.
+0 < minimum <= maximum (Rocket limits are multiples of 10); a shoe holds 1 to 8
+Pairs decks; a table has at most one shoe in play and at most one open hand; a
+seat has at most one open session. Card events and decisions are append-only
+(the database refuses UPDATE and DELETE) and hash-chained per table; within a
+hand they share one sequence (1, 2, 3...), so a replay knows their order.
 """
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from ledger.models import AppendOnly, Chained
 from tables.games.cards import MAX_DECKS, MIN_DECKS
 
 
@@ -94,6 +102,17 @@ class Shoe(models.Model):
     )
     state = models.CharField(max_length=10, choices=State.choices, default=State.IN_PLAY)
     created_at = models.DateTimeField(auto_now_add=True)
+    cut_position = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="The card after which the cut card comes out (counted from the top)."
+    )
+    cards_out = models.PositiveSmallIntegerField(default=0, help_text="Cards that have left the shoe.")
+    cut_card_out = models.BooleanField(default=False)
+    # System-shuffled shoes: the commitment is stored before the first card;
+    # order and salt are shown only once the shoe is retired.
+    commitment = models.CharField(max_length=64, blank=True)
+    order = models.JSONField(null=True, blank=True)
+    salt = models.CharField(max_length=64, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -107,3 +126,171 @@ class Shoe(models.Model):
 
     def __str__(self):
         return f"{self.table}: {self.decks}-deck {self.get_kind_display().lower()} shoe"
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats")
+    number = models.PositiveSmallIntegerField(help_text="Clockwise from the dealer's left, from 1.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"], name="seat_number_unique")]
+
+    def __str__(self):
+        return f"{self.table} seat {self.number}"
+
+
+class SeatSession(models.Model):
+    """A player's stay at a seat: who sat, the buy-in, when they came and went."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="sessions")
+    player_name = models.CharField(max_length=100, blank=True, help_text="Blank for an unrated player.")
+    buy_in = models.PositiveBigIntegerField(help_text="Chips given at the buy-in, in units.")
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["seat"], condition=Q(ended_at=None), name="one_open_session_per_seat"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.seat}: {self.player_name or 'unrated player'}"
+
+
+class Hand(models.Model):
+    """One hand (for Blackstone and Starboard: one game) at a table.
+
+    `seats`, `stakes`, `carry_in`, `options`, `state` and `shoe_before` are
+    exactly what the rules engine was started with, so the hand replays from
+    its card events and decisions alone. `seq` counts the events recorded.
+    """
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", "In progress"
+        SETTLED = "settled", "Settled"
+        VOIDED = "voided", "Voided"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField(help_text="Hands are numbered per table from 1.")
+    game = models.CharField(max_length=20, choices=Game.choices)
+    seats = models.JSONField(help_text="Seat numbers playing, clockwise from the dealer's left.")
+    sessions = models.JSONField(help_text="Seat number to seat session id.")
+    stakes = models.JSONField(help_text="Seat number to bet, chips in front, or score going in.")
+    carry_in = models.BigIntegerField(default=0)
+    committed = models.JSONField(default=dict, help_text="Seat number to the bet or ante taken up front.")
+    options = models.JSONField(help_text="The house rules in force, as the engine recorded them.")
+    state = models.JSONField(default=dict, blank=True, help_text="Game facts that are not house rules.")
+    shoe_before = models.JSONField(help_text="Cards of each rank the shoe held when the hand began.")
+    seq = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.IN_PROGRESS)
+    settlement = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status="in_progress"), name="one_open_hand_per_table"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.table} hand {self.number}"
+
+
+class Receiver(models.TextChoices):
+    SEAT = "seat", "Seat"
+    DEALER = "dealer", "Dealer"
+    COMMON = "common", "Common hand"
+    CENTRE = "centre", "Centre"
+    BURN = "burn", "Burn"
+    TIEBREAK = "tiebreak", "Tie-break"
+    DISCARD = "discard", "Discard"
+
+
+class CardEvent(Chained, AppendOnly):
+    """A card that left a shoe: who got it, who keyed it, from which device, when."""
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
+    shoe_position = models.PositiveSmallIntegerField(help_text="1 for the shoe's first card.")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Blank: a face-down card.")
+    receiver = models.CharField(max_length=10, choices=Receiver.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    why = models.CharField(max_length=20, blank=True, help_text="What the rules dealt it for.")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="cards")
+    seq = models.PositiveIntegerField(null=True, blank=True, help_text="Order within the hand.")
+    keyed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField()
+
+    class Meta(Chained.Meta):
+        constraints = Chained.Meta.constraints + [
+            models.UniqueConstraint(fields=["shoe", "shoe_position"], name="card_position_unique_in_shoe"),
+            models.UniqueConstraint(fields=["hand", "seq"], name="card_seq_unique_in_hand"),
+        ]
+
+    def chain_content(self) -> dict:
+        return {
+            "record": "card",
+            "shoe": self.shoe_id,
+            "shoe_position": self.shoe_position,
+            "rank": self.rank,
+            "receiver": self.receiver,
+            "seat": self.seat,
+            "why": self.why,
+            "hand": self.hand_id,
+            "seq": self.seq,
+            "keyed_by": self.keyed_by_id,
+            "device": self.device,
+            "at": self.at.isoformat(),
+        }
+
+
+class Decision(Chained, AppendOnly):
+    """A player's decision as the dealer pressed it."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="decisions")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField(help_text='As recorded for replay, e.g. ["take", 3].')
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField()
+    key = models.CharField(max_length=100, help_text="The idempotency key the tablet sent.")
+
+    class Meta(Chained.Meta):
+        constraints = Chained.Meta.constraints + [
+            models.UniqueConstraint(fields=["hand", "seq"], name="decision_seq_unique_in_hand")
+        ]
+
+    def chain_content(self) -> dict:
+        return {
+            "record": "decision",
+            "hand": self.hand_id,
+            "seq": self.seq,
+            "seat": self.seat,
+            "action": self.action,
+            "by": self.by_id,
+            "device": self.device,
+            "at": self.at.isoformat(),
+            "key": self.key,
+        }
+
+
+class IdempotentRequest(models.Model):
+    """A mutating request already applied: its key, what was asked, what it answered."""
+
+    key = models.CharField(max_length=100, unique=True)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    response = models.JSONField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.key

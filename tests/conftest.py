@@ -1,5 +1,7 @@
 import pytest
 
+from ledger.testing import ledger_flushable  # noqa: F401  (lets Django flush after transactional tests)
+
 
 @pytest.fixture(autouse=True)
 def plain_http(settings):

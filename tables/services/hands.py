@@ -1,0 +1,384 @@
+"""Hands: start, feed a card, apply a decision, settle.
+
+Every function here runs in one database transaction under its idempotency
+key, locks the hand row (`select_for_update`) before reading it, refuses a
+caller whose `expected_seq` is not the hand's current sequence (a stale screen
+or a racing tablet), checks the card or decision with the rules engine before
+writing, and then records the event and advances the sequence. Money moves
+only through the ledger service, in the same transaction.
+"""
+
+from functools import partial
+
+from django.db.models import Max
+from django.utils import timezone
+
+from casino.errors import Conflict, DomainError
+from ledger.chain import chain_append, chain_for
+from ledger.models import Account
+from ledger.services import Line, account_get, ledger_post
+from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
+from tables.games.cards import Shoe as EngineShoe
+from tables.models import CardEvent, Decision, Game, Hand, Receiver, SeatSession, Shoe, Table
+
+from .engine import engine_for, receiver_for, seat_keyed, unrevealed_after_last_take
+from .idempotency import run_once
+from .seating import open_sessions, player_account
+from .shoes import shoe_card_rank, shoe_known_remaining, shoe_take_position, shoe_unseen
+
+
+class HandError(DomainError):
+    """The rules or the table refuse this step of the hand."""
+
+
+def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: str = "", key: str) -> Hand:
+    """Start the table's next hand with the seated players.
+
+    Rocket: `bets` maps each playing seat to its bet (multiples of 10 within
+    the table's limits, no more than the chips in front of the player). Pot
+    games and Pairs: every seated player plays; their chips in front are the
+    stakes (Pairs: their scores). Locks the table row so two starts cannot race.
+    """
+    request = {"op": "hand_start", "table": table.pk, "bets": {str(k): v for k, v in (bets or {}).items()}}
+    answer = run_once(key=key, request=request, by=by, work=partial(_start, table.pk, bets or {}, by))
+    return Hand.objects.get(pk=answer["hand"])
+
+
+def hand_record_card(
+    *, hand: Hand, rank: int | None, by, device: str = "", expected_seq: int, key: str
+) -> Hand:
+    """Record the card that left the shoe for whoever the rules say is due one.
+
+    A physical shoe needs the keyed `rank`; a system-shuffled shoe gives its
+    next card (a keyed rank must match it).
+    """
+    request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
+    work = partial(_record_card, hand.pk, rank, by, device, expected_seq)
+    return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+
+
+def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
+    """Record the decision of the seat due to act, e.g. ("hit",) or ("take", 3)."""
+    request = {"op": "decide", "hand": hand.pk, "action": list(action), "expected_seq": expected_seq}
+    work = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
+    return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+
+
+def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
+    """Post a finished hand's settlement to the ledger and close the hand."""
+    request = {"op": "settle", "hand": hand.pk, "expected_seq": expected_seq}
+    answer = run_once(key=key, request=request, by=by, work=partial(_settle, hand.pk, by, expected_seq))
+    return Hand.objects.get(pk=answer["hand"])
+
+
+def _answer(hand: Hand) -> dict:
+    return {"hand": hand.pk, "seq": hand.seq, "status": hand.status}
+
+
+def _lock_hand(hand_id: int, expected_seq: int) -> Hand:
+    hand = Hand.objects.select_for_update().select_related("table", "shoe").get(pk=hand_id)
+    if hand.status != Hand.Status.IN_PROGRESS:
+        raise HandError(
+            f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
+        )
+    if hand.seq != expected_seq:
+        raise Conflict(
+            f"Hand {hand.number} has moved on (your screen shows step {expected_seq}, it is at step "
+            f"{hand.seq}). Refresh the screen."
+        )
+    return hand
+
+
+def _engine(hand: Hand):
+    try:
+        return engine_for(hand)
+    except IllegalAction as error:  # records that no longer replay: never expected
+        raise HandError(f"Hand {hand.number}'s records do not replay: {error}") from error
+
+
+# Starting
+
+
+def _start(table_id: int, bets: dict[int, int], by) -> dict:
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if Hand.objects.filter(table=table, status=Hand.Status.IN_PROGRESS).exists():
+        raise HandError("The current hand is not settled yet; settle or void it before starting another.")
+    shoe = _playable_shoe(table)
+    sessions = open_sessions(table)
+    seats, stakes, commitments = _stakes(table, sessions, bets)
+    options, state = _engine_setup(table, shoe, seats)
+    carry = account_get(kind=Account.Kind.CARRY, table=table).balance
+    shoe_before = {"remaining": shoe_known_remaining(shoe), "unseen": shoe_unseen(shoe)}
+    try:
+        engine_shoe = EngineShoe(shoe.decks, shoe_before["remaining"], shoe_before["unseen"])
+        game = new_game(table.game, seats, stakes, options, carry, engine_shoe, **state)
+    except IllegalAction as error:
+        raise HandError(str(error)) from error
+    hand = Hand.objects.create(
+        table=table,
+        shoe=shoe,
+        number=_next_number(table),
+        game=table.game,
+        seats=list(seats),
+        sessions={str(seat): sessions[seat].pk for seat in seats},
+        stakes={str(seat): stake for seat, stake in stakes.items()},
+        carry_in=carry,
+        committed={str(seat): amount for seat, amount in commitments.items() if amount},
+        options=game.options.as_record(),
+        state=state,
+        shoe_before=shoe_before,
+        started_at=timezone.now(),
+        started_by=by,
+    )
+    _post_commitments(hand, by)
+    return _answer(hand)
+
+
+def _playable_shoe(table: Table) -> Shoe:
+    shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    if shoe is None:
+        raise HandError("There is no shoe in play at this table: start a shoe first.")
+    if shoe.cut_card_out:
+        raise HandError("The cut card came out last hand: retire this shoe and shuffle a new one.")
+    if table.game == Game.BLACKSTONE and shoe.hands.exists():
+        raise HandError("Blackstone is dealt from a freshly shuffled deck every game: start a new shoe.")
+    return shoe
+
+
+def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]):
+    """Seats playing, the engine's stakes, and what each seat commits up front."""
+    if table.game == Game.ROCKET:
+        return _rocket_bets(table, sessions, bets)
+    if bets:
+        raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
+    seats = sorted(sessions)
+    chips = {seat: player_account(sessions[seat]).balance for seat in seats}
+    if table.game == Game.PAIRS:
+        return seats, _pairs_scores(table, seats), {}
+    ante = table.options.get("ante", 5 if table.game == Game.BLACKSTONE else 1)
+    return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
+
+
+def _rocket_bets(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]):
+    if not bets:
+        raise HandError("Take at least one bet before starting the hand.")
+    for seat, bet in sorted(bets.items()):
+        if seat not in sessions:
+            raise HandError(f"Nobody is seated at seat {seat}.")
+        if not isinstance(bet, int) or bet % 10:
+            raise HandError(f"Seat {seat}: a Rocket bet must be a multiple of 10 units, not {bet}.")
+        if not table.min_bet <= bet <= table.max_bet:
+            raise HandError(
+                f"Seat {seat}: the bet must be between {table.min_bet} and {table.max_bet} units."
+            )
+        in_front = player_account(sessions[seat]).balance
+        if bet > in_front:
+            raise HandError(f"Seat {seat} has {in_front} units in front; a bet of {bet} is more than that.")
+    seats = sorted(bets)
+    return seats, {seat: bets[seat] for seat in seats}, {seat: bets[seat] for seat in seats}
+
+
+def _last_settled(table: Table) -> Hand | None:
+    return table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
+
+
+def _pairs_scores(table: Table, seats: list[int]) -> dict[int, int]:
+    """Scores going in: carried from the last hand while its game goes on with the same players."""
+    last = _last_settled(table)
+    result = (last.settlement or {}).get("result", {}) if last else {}
+    if last and last.seats == seats and not result.get("game_over"):
+        return {int(seat): score for seat, score in result["scores"].items()}
+    return {seat: 0 for seat in seats}
+
+
+def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dict]:
+    """Engine options for this hand (house rules plus hand facts) and extra state."""
+    options, state = dict(table.options), {}
+    last = _last_settled(table)
+    result = (last.settlement or {}).get("result", {}) if last else {}
+    if table.game in (Game.ROCKET, Game.PAIRS):
+        options["decks"] = shoe.decks
+    if table.game == Game.ROCKET and options.get("start") == "button":
+        options["previous_button"] = result.get("button")
+    if table.game == Game.STARBOARD:
+        options["button"] = _next_button(seats, result.get("button"))
+    if table.game == Game.PAIRS and options.get("continuous") and "in_play" in result:
+        if last.seats == seats and not result.get("game_over"):
+            state = {"in_play": result["in_play"], "to_act": result.get("next_to_act")}
+    return options, state
+
+
+def _next_button(seats: list[int], previous: int | None) -> int:
+    """The button passes one seat left per game; the first game's button is the first seat."""
+    if previous is None:
+        return seats[0]
+    later = [seat for seat in seats if seat > previous]
+    return later[0] if later else seats[0]
+
+
+def _next_number(table: Table) -> int:
+    return (table.hands.aggregate(last=Max("number"))["last"] or 0) + 1
+
+
+def _post_commitments(hand: Hand, by) -> None:
+    """Bets (Rocket) or antes (pot games) leave the players' stacks for the layout."""
+    reason = "bet" if hand.game == Game.ROCKET else "ante"
+    wager = account_get(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
+    lines = []
+    for seat, amount in seat_keyed(hand.committed).items():
+        lines += [Line(_seat_account(hand, seat), -amount, reason), Line(wager, amount, reason)]
+    if lines:
+        ledger_post(
+            lines=lines,
+            kind="bet",
+            memo=f"Hand {hand.number}: {reason}s",
+            by=by,
+            table=hand.table,
+            hand_id=hand.pk,
+        )
+
+
+def _seat_account(hand: Hand, seat: int) -> Account:
+    return account_get(kind=Account.Kind.PLAYER, table=hand.table, ref=hand.sessions[str(seat)])
+
+
+# Cards and decisions
+
+
+def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> dict:
+    hand = _lock_hand(hand_id, expected_seq)
+    game = _engine(hand)
+    due = game.next
+    if not isinstance(due, CardDue):
+        raise HandError(f"No card is due: the hand waits for {due.describe()}.")
+    shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
+    rank = shoe_card_rank(shoe, rank)
+    try:
+        game.deal(rank)
+    except IllegalAction as error:
+        raise HandError(str(error)) from error
+    _append_card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
+    _record_unrevealed(hand, shoe, game, by, device)
+    shoe.save(update_fields=["cards_out", "cut_card_out"])
+    hand.save(update_fields=["seq"])
+    return _answer(hand)
+
+
+def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: str) -> None:
+    hand.seq += 1
+    card = CardEvent(
+        shoe=shoe,
+        shoe_position=shoe_take_position(shoe),
+        rank=rank,
+        receiver=receiver,
+        seat=due.seat if due else None,
+        why=due.why if due else "",
+        hand=hand,
+        seq=hand.seq,
+        keyed_by=by,
+        device=device,
+        at=timezone.now(),
+        chain=chain_for(table=hand.table),
+    )
+    chain_append(card)
+
+
+def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
+    """Blackstone: cards counted off for a take but not revealed once a second
+    10 ends the game go to the discards unseen, and still leave the shoe."""
+    if hand.game != Game.BLACKSTONE or not game.finished:
+        return
+    for _ in range(unrevealed_after_last_take(game.transcript)):
+        _append_card(
+            hand, shoe, shoe_card_rank(shoe, None, face_down=True), Receiver.DISCARD, None, by, device
+        )
+
+
+def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> dict:
+    hand = _lock_hand(hand_id, expected_seq)
+    game = _engine(hand)
+    due = game.next
+    if not isinstance(due, DecisionDue):
+        raise HandError(f"No decision is due: the hand waits for {due.describe()}.")
+    try:
+        parsed = Action.parse(action)
+        game.act(parsed)
+    except IllegalAction as error:
+        raise HandError(str(error)) from error
+    hand.seq += 1
+    decision = Decision(
+        hand=hand,
+        seq=hand.seq,
+        seat=due.seat,
+        action=list(parsed.as_record()),
+        by=by,
+        device=device,
+        at=timezone.now(),
+        key=key,
+        chain=chain_for(table=hand.table),
+    )
+    chain_append(decision)
+    hand.save(update_fields=["seq"])
+    return _answer(hand)
+
+
+# Settlement
+
+
+def _settle(hand_id: int, by, expected_seq: int) -> dict:
+    hand = _lock_hand(hand_id, expected_seq)
+    game = _engine(hand)
+    if not game.finished:
+        raise HandError(f"Hand {hand.number} is not over: it waits for {game.next.describe()}.")
+    settlement = game.settlement()
+    lines = _settlement_lines(hand, settlement)
+    if lines:  # a Pairs hand that does not end the game moves no money
+        ledger_post(
+            lines=lines,
+            kind="settlement",
+            by=by,
+            table=hand.table,
+            hand_id=hand.pk,
+            memo=f"Hand {hand.number} settlement",
+        )
+    hand.seq += 1
+    hand.status = Hand.Status.SETTLED
+    hand.settled_at = timezone.now()
+    hand.settlement = _settlement_record(settlement)
+    hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
+    return _answer(hand)
+
+
+def _settlement_lines(hand: Hand, settlement) -> list[Line]:
+    """The engine's entries as postings, after the up-front commitments come back."""
+    wager = account_get(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
+    back = "bet returned" if hand.game == Game.ROCKET else "ante returned"
+    lines = []
+    for seat, amount in seat_keyed(hand.committed).items():
+        lines += [Line(wager, -amount, back), Line(_seat_account(hand, seat), amount, back)]
+    totals: dict[tuple[Account, str], int] = {}
+    for entry in settlement.entries:
+        key = (_party_account(hand, entry.party), entry.reason)
+        totals[key] = totals.get(key, 0) + entry.amount
+    return lines + [Line(account, amount, reason) for (account, reason), amount in totals.items() if amount]
+
+
+def _party_account(hand: Hand, party) -> Account:
+    if isinstance(party, int):
+        return _seat_account(hand, party)
+    if party == "pot":
+        return account_get(kind=Account.Kind.POT, table=hand.table, ref=hand.pk)
+    if party == "carry":
+        return account_get(kind=Account.Kind.CARRY, table=hand.table)
+    kind = Account.Kind.TRAY if hand.game == Game.ROCKET else Account.Kind.RAKE
+    return account_get(kind=kind, table=hand.table)
+
+
+def _settlement_record(settlement) -> dict:
+    return {
+        "deltas": {str(party): amount for party, amount in settlement.deltas.items()},
+        "entries": [[entry.party, entry.amount, entry.reason] for entry in settlement.entries],
+        "carry_out": settlement.carry_out,
+        "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
+        "result": settlement.result,
+    }

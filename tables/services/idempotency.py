@@ -1,0 +1,48 @@
+"""Apply a mutating request once per idempotency key.
+
+A tablet on flaky Wi-Fi retries with the same key; the retry gets the first
+answer and writes nothing. The same key with a different request is refused.
+"""
+
+import hashlib
+import json
+from collections.abc import Callable
+
+from django.db import IntegrityError, transaction
+
+from casino.errors import DomainError
+from tables.models import IdempotentRequest
+
+MAX_KEY_LENGTH = 100
+
+
+def fingerprint(request: dict) -> str:
+    return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
+    """Run `work` in one transaction unless `key` was seen; return its answer.
+
+    The key row is inserted first: a second request with the same key waits
+    on it (PostgreSQL's unique index; SQLite's write lock) until the first
+    commits, then reads the first answer instead of running again.
+    """
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise DomainError(f"Every change needs an idempotency key of 1 to {MAX_KEY_LENGTH} characters.")
+    digest = fingerprint(request)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                claim = IdempotentRequest.objects.create(key=key, fingerprint=digest, user=by)
+        except IntegrityError:
+            return _earlier_answer(key, digest)
+        claim.response = work()
+        IdempotentRequest.objects.filter(pk=claim.pk).update(response=claim.response)
+        return claim.response
+
+
+def _earlier_answer(key: str, digest: str) -> dict:
+    earlier = IdempotentRequest.objects.get(key=key)
+    if earlier.fingerprint != digest:
+        raise DomainError("This idempotency key was already used for a different request; nothing was done.")
+    return earlier.response

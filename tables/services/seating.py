@@ -1,0 +1,132 @@
+"""Seats: a player sits down with a buy-in, buys more, and cashes out.
+
+Chips come from the table's tray against cash that goes to the drop box; a
+cash-out sends the player's chips away with them. Each is one ledger
+transaction, posted under the table's chain.
+"""
+
+from functools import partial
+
+from django.utils import timezone
+
+from casino.errors import DomainError
+from ledger.models import Account
+from ledger.services import Line, account_get, ledger_post
+from tables.models import Hand, Seat, SeatSession, Table
+
+from .idempotency import run_once
+
+SEATS_PER_GAME = {"rocket": 6, "blackstone": 8, "starboard": 7, "pairs": 8}
+
+
+class SeatError(DomainError):
+    """The seat or the amount is refused."""
+
+
+def player_account(session: SeatSession) -> Account:
+    return account_get(kind=Account.Kind.PLAYER, table=session.seat.table, ref=session.pk)
+
+
+def open_sessions(table: Table) -> dict[int, SeatSession]:
+    sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat__table")
+    return {session.seat.number: session for session in sessions}
+
+
+def seat_open(*, table: Table, seat: int, buy_in: int, player_name: str = "", by, key: str) -> SeatSession:
+    """Seat a player at `seat` with `buy_in` units of chips from the tray."""
+    request = {"op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name}
+    answer = run_once(
+        key=key, request=request, by=by, work=partial(_open, table.pk, seat, buy_in, player_name, by)
+    )
+    return SeatSession.objects.get(pk=answer["session"])
+
+
+def seat_buy_in(*, session: SeatSession, amount: int, by, key: str) -> SeatSession:
+    """A seated player buys more chips."""
+    request = {"op": "seat_buy_in", "session": session.pk, "amount": amount}
+    answer = run_once(key=key, request=request, by=by, work=partial(_buy_in, session.pk, amount, by))
+    return SeatSession.objects.get(pk=answer["session"])
+
+
+def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
+    """The player leaves with every chip in front of them."""
+    request = {"op": "seat_close", "session": session.pk}
+    answer = run_once(key=key, request=request, by=by, work=partial(_close, session.pk, by))
+    return SeatSession.objects.get(pk=answer["session"])
+
+
+def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict:
+    table = Table.objects.select_for_update().get(pk=table_id)
+    seats = SEATS_PER_GAME[table.game]
+    if not isinstance(number, int) or not 1 <= number <= seats:
+        raise SeatError(f"{table.get_game_display()} has seats 1 to {seats}; there is no seat {number}.")
+    seat, _ = Seat.objects.get_or_create(table=table, number=number)
+    if seat.sessions.filter(ended_at=None).exists():
+        raise SeatError(f"Seat {number} is taken; the player there must cash out first.")
+    session = SeatSession.objects.create(
+        seat=seat,
+        player_name=player_name.strip(),
+        buy_in=_check_amount(buy_in),
+        started_at=timezone.now(),
+        started_by=by,
+    )
+    _post_buy_in(session, buy_in, by)
+    return {"session": session.pk}
+
+
+def _buy_in(session_id: int, amount: int, by) -> dict:
+    session = _lock_open_session(session_id)
+    _post_buy_in(session, _check_amount(amount), by)
+    return {"session": session.pk}
+
+
+def _close(session_id: int, by) -> dict:
+    session = _lock_open_session(session_id)
+    table = session.seat.table
+    if Hand.objects.filter(
+        table=table, status=Hand.Status.IN_PROGRESS, sessions__has_key=str(session.seat.number)
+    ):
+        raise SeatError(
+            f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."
+        )
+    chips = player_account(session).balance
+    if chips:
+        patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+        ledger_post(
+            lines=[Line(player_account(session), -chips, "cash-out"), Line(patrons, chips, "cash-out")],
+            kind="cash_out",
+            memo=f"{session.seat}: cash-out",
+            by=by,
+            table=table,
+        )
+    session.ended_at = timezone.now()
+    session.save(update_fields=["ended_at"])
+    return {"session": session.pk}
+
+
+def _lock_open_session(session_id: int) -> SeatSession:
+    session = (
+        SeatSession.objects.select_for_update().select_related("seat__table__pit__casino").get(pk=session_id)
+    )
+    if session.ended_at is not None:
+        raise SeatError(f"{session.seat}: that player has already cashed out.")
+    return session
+
+
+def _check_amount(amount: int) -> int:
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise SeatError(f"A buy-in must be a whole, positive number of units, not {amount!r}.")
+    return amount
+
+
+def _post_buy_in(session: SeatSession, amount: int, by) -> None:
+    """Cash from the patron into the drop box; the same value in chips from the tray."""
+    table = session.seat.table
+    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+    lines = [
+        Line(patrons, -amount, "buy-in cash"),
+        Line(account_get(kind=Account.Kind.DROP, table=table), amount, "buy-in cash"),
+        Line(account_get(kind=Account.Kind.TRAY, table=table), -amount, "buy-in chips"),
+        Line(player_account(session), amount, "buy-in chips"),
+    ]
+    ledger_post(lines=lines, kind="buy_in", memo=f"{session.seat}: buy-in", by=by, table=table)

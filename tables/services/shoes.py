@@ -1,0 +1,164 @@
+"""Shoes: shuffle (or take a physical shoe into play), burn, deal, retire.
+
+A system-shuffled shoe commits to its order before the first card leaves it:
+SHA-256 over the order and a random salt, both revealed when it retires, so an
+auditor can check every card it dealt. A physical shoe's order is unknown; the
+dealer keys each card and the system refuses a rank the shoe cannot hold.
+"""
+
+import hashlib
+import json
+import secrets
+from functools import partial
+
+from django.db.models import Count
+from django.utils import timezone
+
+from casino.errors import DomainError
+from ledger.chain import chain_append, chain_for
+from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
+from tables.models import CardEvent, Game, Hand, Receiver, Shoe, Table
+
+from .idempotency import run_once
+
+DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
+MAX_BURN = 10
+# RULINGS: reshuffle when about 20% remains; the cut card's place counts from
+# the top of the freshly shuffled shoe, burn included.
+PENETRATION = 0.8
+_system_random = secrets.SystemRandom()
+
+
+class ShoeError(DomainError):
+    """The shoe cannot do what was asked."""
+
+
+def shoe_commitment(order: list[int], salt: str) -> str:
+    """SHA-256 over the card order (as compact JSON) followed by the salt."""
+    return hashlib.sha256((json.dumps(order, separators=(",", ":")) + salt).encode()).hexdigest()
+
+
+def shoe_start(
+    *,
+    table: Table,
+    decks: int,
+    kind: str = Shoe.Kind.PHYSICAL,
+    burn: int = DEFAULT_BURN,
+    by,
+    device: str = "",
+    key: str,
+) -> Shoe:
+    """Retire the shoe in play, if any; put a freshly shuffled one in play and burn `burn` cards."""
+    request = {"op": "shoe_start", "table": table.pk, "decks": decks, "kind": kind, "burn": burn}
+    work = partial(_start, table.pk, decks, kind, burn, by, device)
+    return Shoe.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["shoe"])
+
+
+def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
+    """Take the shoe out of play; a system shoe's order and salt become visible."""
+    request = {"op": "shoe_retire", "shoe": shoe.pk}
+    return Shoe.objects.get(
+        pk=run_once(key=key, request=request, by=by, work=partial(_retire, shoe.pk))["shoe"]
+    )
+
+
+def _start(table_id: int, decks: int, kind: str, burn: int, by, device: str) -> dict:
+    table = Table.objects.select_for_update().get(pk=table_id)
+    _check_shoe(table, decks, kind, burn)
+    current = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    if current:
+        _retire(current.pk)
+    shoe = Shoe(table=table, decks=decks, kind=kind, burn=burn)
+    if table.game == Game.ROCKET:
+        shoe.cut_position = round(PENETRATION * DECK_SIZE * decks)
+    if kind == Shoe.Kind.SYSTEM:
+        shoe.order = _shuffled(decks)
+        shoe.salt = secrets.token_hex(32)
+        shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
+    shoe.save()
+    for _ in range(burn):
+        _append_burn(table, shoe, by, device)
+    shoe.save(update_fields=["cards_out", "cut_card_out"])
+    return {"shoe": shoe.pk}
+
+
+def _check_shoe(table: Table, decks: int, kind: str, burn: int) -> None:
+    if Hand.objects.filter(table=table, status=Hand.Status.IN_PROGRESS).exists():
+        raise ShoeError("A hand is in progress: settle or void it before changing the shoe.")
+    if not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
+        raise ShoeError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks!r}.")
+    if table.game != Game.ROCKET and decks != 1:
+        raise ShoeError(f"{table.get_game_display()} is dealt from a single deck.")
+    if kind not in Shoe.Kind.values:
+        raise ShoeError(f"A shoe is physical or system-shuffled, not {kind!r}.")
+    if not isinstance(burn, int) or not 0 <= burn <= MAX_BURN:
+        raise ShoeError(f"Burn 0 to {MAX_BURN} cards after a shuffle, not {burn!r}.")
+
+
+def _shuffled(decks: int) -> list[int]:
+    counts = composition(decks)
+    order = [rank for rank in range(1, 11) for _ in range(counts[rank])]
+    _system_random.shuffle(order)
+    return order
+
+
+def _append_burn(table: Table, shoe: Shoe, by, device: str) -> None:
+    rank = shoe_card_rank(shoe, None, face_down=True)
+    card = CardEvent(
+        shoe=shoe,
+        shoe_position=shoe_take_position(shoe),
+        rank=rank,
+        receiver=Receiver.BURN,
+        keyed_by=by,
+        device=device,
+        at=timezone.now(),
+        chain=chain_for(table=table),
+    )
+    chain_append(card)
+
+
+def _retire(shoe_id: int) -> dict:
+    shoe = Shoe.objects.select_for_update().get(pk=shoe_id)
+    if shoe.state != Shoe.State.RETIRED:
+        shoe.state = Shoe.State.RETIRED
+        shoe.retired_at = timezone.now()
+        shoe.save(update_fields=["state", "retired_at"])
+    return {"shoe": shoe.pk}
+
+
+def shoe_card_rank(shoe: Shoe, keyed: int | None, *, face_down: bool = False) -> int | None:
+    """The rank of the shoe's next card: the system shoe's next in order (a keyed
+    rank must match it), or what the dealer keyed (None when face down)."""
+    if shoe.kind == Shoe.Kind.SYSTEM:
+        if shoe.cards_out >= len(shoe.order):
+            raise ShoeError("The shoe is empty.")
+        rank = shoe.order[shoe.cards_out]
+        if keyed is not None and keyed != rank:
+            raise ShoeError(f"The shoe's next card is a {rank}, not a {keyed}: place the card shown.")
+        return rank
+    if keyed is None and not face_down:
+        raise ShoeError("Key in the rank of the card that came out of the shoe.")
+    return keyed
+
+
+def shoe_take_position(shoe: Shoe) -> int:
+    """Count one more card out of the shoe (the caller saves it); the cut card
+    comes out once the count reaches the cut position."""
+    shoe.cards_out += 1
+    if shoe.cut_position and shoe.cards_out >= shoe.cut_position:
+        shoe.cut_card_out = True
+    return shoe.cards_out
+
+
+def shoe_known_remaining(shoe: Shoe) -> list[int]:
+    """Cards of each rank (index 0 unused) the shoe can still hold, given the ranks seen."""
+    remaining = list(composition(shoe.decks))
+    seen = CardEvent.objects.filter(shoe=shoe, rank__isnull=False).values("rank").annotate(n=Count("id"))
+    for row in seen:
+        remaining[row["rank"]] -= row["n"]
+    return remaining
+
+
+def shoe_unseen(shoe: Shoe) -> int:
+    """Cards that left the shoe face down (a physical shoe's burns and unrevealed cards)."""
+    return CardEvent.objects.filter(shoe=shoe, rank__isnull=True).count()

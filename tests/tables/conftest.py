@@ -1,0 +1,107 @@
+"""A small floor and the house's named people: dana deals, pete runs the pit,
+ada audits, olga deals at another table."""
+
+import itertools
+
+import pytest
+from django.contrib.auth.models import Group
+
+from casino.models import User
+from casino.roles import AUDITOR, DEALER, PIT_MANAGER
+from tables.games import CardDue
+from tables.models import Casino, Game, Pit, Shoe, Table
+from tables.services import hand_decide, hand_record_card, seat_open, shoe_start, tray_fill
+
+TRAY_OPENING = 10_000
+_keys = itertools.count(1)
+
+
+def key() -> str:
+    return f"test-key-{next(_keys)}"
+
+
+def person(username: str, role: str) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-password")
+    user.groups.add(Group.objects.get_or_create(name=role)[0])  # a transactional test flushes them
+    return user
+
+
+@pytest.fixture
+def dana(db):
+    return person("dana", DEALER)
+
+
+@pytest.fixture
+def pete(db):
+    return person("pete", PIT_MANAGER)
+
+
+@pytest.fixture
+def ada(db):
+    return person("ada", AUDITOR)
+
+
+@pytest.fixture
+def olga(db):
+    return person("olga", DEALER)
+
+
+@pytest.fixture
+def pit(db):
+    return Pit.objects.create(casino=Casino.objects.create(name="Test Casino"), name="Pit 1")
+
+
+def open_table(pit, pete, game, name, low, high, options=None, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5):
+    table = Table.objects.create(
+        pit=pit, name=name, game=game, min_bet=low, max_bet=high, options=options or {}
+    )
+    tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())
+    shoe_start(table=table, decks=decks, kind=kind, burn=burn, by=pete, key=key())
+    return table
+
+
+@pytest.fixture
+def rocket(pit, pete):
+    return open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8)
+
+
+@pytest.fixture
+def blackstone(pit, pete):
+    return open_table(pit, pete, Game.BLACKSTONE, "Blackstone 1", 5, 500)
+
+
+@pytest.fixture
+def starboard(pit, pete):
+    return open_table(pit, pete, Game.STARBOARD, "Starboard 1", 1, 100)
+
+
+@pytest.fixture
+def pairs(pit, pete):
+    return open_table(pit, pete, Game.PAIRS, "Pairs 1", 1, 100, options={"ending": "cutchfeld"})
+
+
+def seat(table, number, buy_in, by, name=""):
+    return seat_open(table=table, seat=number, buy_in=buy_in, player_name=name, by=by, key=key())
+
+
+def card(hand, rank, by):
+    return hand_record_card(hand=hand, rank=rank, by=by, device="tablet-1", expected_seq=hand.seq, key=key())
+
+
+def decide(hand, action, by):
+    return hand_decide(hand=hand, action=action, by=by, device="tablet-1", expected_seq=hand.seq, key=key())
+
+
+def play(hand, cards, decisions, by):
+    """Feed cards and decisions in the order the hand asks for them."""
+    from tables.services.engine import engine_for
+
+    cards, decisions = list(cards), list(decisions)
+    while True:
+        game = engine_for(hand)
+        if game.finished:
+            return hand
+        if isinstance(game.next, CardDue):
+            hand = card(hand, cards.pop(0), by)
+        else:
+            hand = decide(hand, decisions.pop(0), by)

@@ -1,0 +1,65 @@
+"""Tablets racing on one hand. These commit for real (transactional tests):
+a test wrapped in one transaction would hide the race."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from casino.errors import Conflict
+from tables.models import Decision
+from tables.services import hand_decide, hand_start
+
+from .conftest import card, key, seat
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def race(count, act):
+    """Run `act(i)` in `count` threads released at once; return their outcomes."""
+    barrier, outcomes = threading.Barrier(count), [None] * count
+
+    def run(i):
+        barrier.wait()
+        try:
+            outcomes[i] = act(i)
+        except Conflict:
+            outcomes[i] = "conflict"
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+@pytest.fixture
+def waiting_hand(rocket, dana):
+    seat(rocket, 1, 200, dana)
+    hand = hand_start(table=rocket, bets={1: 10}, by=dana, key=key())
+    return card(card(hand, 5, dana), 9, dana)  # seat 1 to act
+
+
+def test_two_tablets_acting_on_one_hand_cannot_both_win(waiting_hand, dana):
+    actions = [("hit",), ("fold",)]
+
+    def act(i):
+        hand_decide(hand=waiting_hand, action=actions[i], by=dana, expected_seq=2, key=f"tablet-{i}")
+        return "recorded"
+
+    assert sorted(race(2, act)) == ["conflict", "recorded"]
+    assert Decision.objects.filter(hand=waiting_hand).count() == 1
+
+
+def test_eight_retries_with_one_key_are_applied_once_with_one_answer(waiting_hand, dana):
+    def act(i):
+        hand = hand_decide(hand=waiting_hand, action=("hit",), by=dana, expected_seq=2, key="flaky-wifi")
+        return hand.pk
+
+    outcomes = race(8, act)
+
+    assert outcomes == [waiting_hand.pk] * 8
+    assert Decision.objects.filter(hand=waiting_hand).count() == 1

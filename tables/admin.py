@@ -24,5 +24,15 @@ class TableAdmin(admin.ModelAdmin):
 
 @admin.register(Shoe)
 class ShoeAdmin(admin.ModelAdmin):
-    list_display = ["table", "decks", "kind", "state", "created_at"]
+    list_display = ["table", "decks", "kind", "state", "cards_out", "created_at"]
     list_filter = ["kind", "state", "table"]
+    readonly_fields = ["commitment", "order", "salt", "cards_out", "cut_card_out", "retired_at"]
+
+    def get_exclude(self, request, obj=None):
+        # A system shoe's order stays secret while it deals; it is revealed on retirement.
+        if obj is None or obj.state != Shoe.State.RETIRED:
+            return ["order", "salt"]
+        return []
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f for f in self.readonly_fields if f not in self.get_exclude(request, obj)]

@@ -75,6 +75,13 @@ class Table(models.Model):
         return self.name
 
     def clean(self):
+        from tables.games import IllegalAction
+        from tables.games.replay import games
+
+        try:
+            games()[self.game].Options.build(self.options)
+        except (IllegalAction, TypeError) as error:
+            raise ValidationError({"options": str(error)}) from error
         if self.game == Game.ROCKET and (self.min_bet % 10 or self.max_bet % 10):
             raise ValidationError(
                 "Rocket limits must be multiples of 10 units: payouts are in tenths of a bet."

@@ -38,3 +38,12 @@ def test_compose_runs_the_whole_stack_with_health_checks():
         assert env["DEBUG"] == "false"
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
+
+
+def test_the_app_connects_as_its_own_role_and_the_owner_migrates():
+    services = yaml.safe_load((DOCKER / "compose.yaml").read_text())["services"]
+    for name in ("web", "worker", "beat"):
+        assert services[name]["environment"]["DATABASE_URL"].startswith("postgres://pairs_app:")
+    assert "db_app_role pairs_app" in " ".join(services["migrate"]["command"])
+    assert services["migrate"]["environment"]["DATABASE_URL"].startswith("postgres://pairs:")
+    assert (DOCKER / "initdb" / "10-app-role.sh").read_text().count("CREATE ROLE pairs_app") == 1

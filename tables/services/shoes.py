@@ -23,9 +23,6 @@ from .idempotency import run_once
 
 DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
 MAX_BURN = 10
-# RULINGS: reshuffle when about 20% remains; the cut card's place counts from
-# the top of the freshly shuffled shoe, burn included.
-PENETRATION = 0.8
 _system_random = secrets.SystemRandom()
 
 
@@ -68,9 +65,11 @@ def _start(table_id: int, decks: int, kind: str, burn: int, by, device: str) -> 
     current = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
     if current:
         _retire(current.pk)
+    # The cut card's place counts from the top of the freshly shuffled shoe,
+    # burn included (RULINGS); penetration defaults to 0.8 (reshuffle at ~20% left).
     shoe = Shoe(table=table, decks=decks, kind=kind, burn=burn)
     if table.game == Game.ROCKET:
-        shoe.cut_position = round(PENETRATION * DECK_SIZE * decks)
+        shoe.cut_position = round(float(shoe.penetration) * DECK_SIZE * decks)
     if kind == Shoe.Kind.SYSTEM:
         shoe.order = _shuffled(decks)
         shoe.salt = secrets.token_hex(32)

@@ -9,7 +9,7 @@ from ledger.models import Account
 from ledger.selectors import account_movements
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Game, Hand, Receiver, Shoe, Table
-from tables.services import hand_start, shoe_retire, shoe_start, tray_credit, tray_fill
+from tables.services import hand_start, shoe_retire, tray_credit, tray_fill
 from tables.services.shoes import shoe_commitment
 
 from .conftest import TRAY_OPENING, card, decide, key, open_table, play, seat

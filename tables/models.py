@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from ledger.models import AppendOnly, Chained
 from tables.games.cards import MAX_DECKS, MIN_DECKS
@@ -177,8 +178,11 @@ class Hand(models.Model):
 
     class Status(models.TextChoices):
         IN_PROGRESS = "in_progress", "In progress"
+        AWAITING_APPROVAL = "awaiting_approval", "Awaiting a pit manager's approval"
         SETTLED = "settled", "Settled"
         VOIDED = "voided", "Voided"
+
+    OPEN = (Status.IN_PROGRESS, Status.AWAITING_APPROVAL)
 
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="hands")
@@ -203,7 +207,9 @@ class Hand(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="hand_number_unique_per_table"),
             models.UniqueConstraint(
-                fields=["table"], condition=Q(status="in_progress"), name="one_open_hand_per_table"
+                fields=["table"],
+                condition=Q(status__in=["in_progress", "awaiting_approval"]),
+                name="one_open_hand_per_table",
             ),
         ]
 
@@ -301,3 +307,97 @@ class IdempotentRequest(models.Model):
 
     def __str__(self):
         return self.key
+
+
+class Shift(models.Model):
+    """A member of staff on duty: a dealer at a table, or a pit manager in a pit."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="shifts")
+    pit = models.ForeignKey(Pit, on_delete=models.PROTECT, null=True, blank=True, related_name="shifts")
+    started_at = models.DateTimeField()
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(table__isnull=True, pit__isnull=False) | Q(table__isnull=False, pit__isnull=True),
+                name="shift_is_at_a_table_or_in_a_pit",
+            ),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(ended_at=None), name="one_open_shift_per_user"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} at {self.table or self.pit}"
+
+
+class Incident(AppendOnly):
+    """Something at a table an auditor must see: a rank the shoe could not hold, and the like."""
+
+    class Kind(models.TextChoices):
+        RANK_REFUSED = "rank_refused", "Rank the shoe cannot hold"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="incidents")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, null=True, blank=True, related_name="incidents")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="incidents")
+    detail = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.table}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class ApprovalRequest(models.Model):
+    """Something that waits for a pit manager: a large payout, a void, a fill, a credit.
+
+    The requester can never approve their own request (checked by the service).
+    """
+
+    class Kind(models.TextChoices):
+        PAYOUT = "payout", "Large payout"
+        VOID = "void", "Void (misdeal)"
+        FILL = "fill", "Fill"
+        CREDIT = "credit", "Credit"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="approval_requests")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="approvals")
+    amount = models.BigIntegerField(
+        null=True, blank=True, help_text="Units, where the request is about money."
+    )
+    reason = models.TextField(blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "kind"],
+                condition=Q(status="pending"),
+                name="one_pending_request_per_hand_and_kind",
+            ),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=F("requested_by")),
+                name="requester_never_decides",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} at {self.table} ({self.get_status_display().lower()})"

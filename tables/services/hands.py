@@ -101,7 +101,7 @@ def _engine(hand: Hand):
 
 def _start(table_id: int, bets: dict[int, int], by) -> dict:
     table = Table.objects.select_for_update().get(pk=table_id)
-    if Hand.objects.filter(table=table, status=Hand.Status.IN_PROGRESS).exists():
+    if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)

@@ -84,7 +84,7 @@ def _close(session_id: int, by) -> dict:
     session = _lock_open_session(session_id)
     table = session.seat.table
     if Hand.objects.filter(
-        table=table, status=Hand.Status.IN_PROGRESS, sessions__has_key=str(session.seat.number)
+        table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)
     ):
         raise SeatError(
             f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."

@@ -82,7 +82,7 @@ def _start(table_id: int, decks: int, kind: str, burn: int, by, device: str) -> 
 
 
 def _check_shoe(table: Table, decks: int, kind: str, burn: int) -> None:
-    if Hand.objects.filter(table=table, status=Hand.Status.IN_PROGRESS).exists():
+    if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
         raise ShoeError("A hand is in progress: settle or void it before changing the shoe.")
     if not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
         raise ShoeError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks!r}.")

@@ -1,0 +1,41 @@
+"""Reads across the floor: who may see and act at which table."""
+
+from django.db.models import Q, QuerySet
+
+from tables.models import Shift, Table
+
+
+def open_shifts(user) -> QuerySet[Shift]:
+    return Shift.objects.filter(user=user, ended_at=None)
+
+
+def tables_visible_to(user) -> QuerySet[Table]:
+    """Dealers see the tables they are on shift at; pit managers the tables of
+    the pit they are on shift in; auditors and administrators every table."""
+    tables = Table.objects.select_related("pit__casino").order_by("pit__name", "name")
+    if sees_every_table(user):
+        return tables
+    shifts = open_shifts(user)
+    return tables.filter(
+        Q(pk__in=shifts.exclude(table=None).values("table"))
+        | Q(pit__in=shifts.exclude(pit=None).values("pit"))
+    )
+
+
+def sees_every_table(user) -> bool:
+    """Auditors (who read everything) and superusers; floor staff see their shift's tables."""
+    return user.is_superuser or (
+        user.has_perm("tables.view_table") and not user.has_perm("tables.deal_table")
+    )
+
+
+def user_can_deal(user, table: Table) -> bool:
+    """A dealer on shift at the table, or a pit manager on shift in its pit."""
+    if not user.has_perm("tables.deal_table"):
+        return False
+    return open_shifts(user).filter(Q(table=table) | Q(pit_id=table.pit_id)).exists()
+
+
+def user_can_supervise(user, table: Table) -> bool:
+    """A pit manager on shift in the table's pit."""
+    return user.has_perm("tables.supervise_table") and open_shifts(user).filter(pit_id=table.pit_id).exists()

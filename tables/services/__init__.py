@@ -1,12 +1,19 @@
 """Every write at a table, as plain functions named `<entity>_<verb>`."""
 
-from .hands import HandError, hand_decide, hand_record_card, hand_settle, hand_start
+from .approvals import approval_decide, hand_void_request
+from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
+from .shifts import shift_end, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
 from .tray import TrayError, tray_credit, tray_fill
 
 __all__ = [
     "HandError",
+    "RankRefused",
+    "approval_decide",
+    "hand_void_request",
+    "shift_end",
+    "shift_start",
     "SeatError",
     "ShoeError",
     "TrayError",

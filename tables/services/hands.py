@@ -19,7 +19,18 @@ from ledger.models import Account
 from ledger.services import Line, account_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
 from tables.games.cards import Shoe as EngineShoe
-from tables.models import CardEvent, Decision, Game, Hand, Receiver, SeatSession, Shoe, Table
+from tables.models import (
+    ApprovalRequest,
+    CardEvent,
+    Decision,
+    Game,
+    Hand,
+    Incident,
+    Receiver,
+    SeatSession,
+    Shoe,
+    Table,
+)
 
 from .engine import engine_for, receiver_for, seat_keyed, unrevealed_after_last_take
 from .idempotency import run_once
@@ -29,6 +40,10 @@ from .shoes import shoe_card_rank, shoe_known_remaining, shoe_take_position, sho
 
 class HandError(DomainError):
     """The rules or the table refuse this step of the hand."""
+
+
+class RankRefused(HandError):
+    """The dealer keyed a rank the shoe can no longer hold: an integrity incident."""
 
 
 def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: str = "", key: str) -> Hand:
@@ -54,7 +69,20 @@ def hand_record_card(
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     work = partial(_record_card, hand.pk, rank, by, device, expected_seq)
-    return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+    try:
+        return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+    except RankRefused as refusal:
+        # Recorded after the refused step rolled back: the refusal itself must stay on file.
+        Incident.objects.create(
+            kind=Incident.Kind.RANK_REFUSED,
+            table=hand.table,
+            shoe=hand.shoe,
+            hand=hand,
+            detail=refusal.message,
+            by=by,
+            device=device,
+        )
+        raise
 
 
 def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
@@ -75,9 +103,11 @@ def _answer(hand: Hand) -> dict:
     return {"hand": hand.pk, "seq": hand.seq, "status": hand.status}
 
 
-def _lock_hand(hand_id: int, expected_seq: int) -> Hand:
+def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
+    """Lock the hand row and check the caller saw its latest state; a pending
+    void freezes the hand until the pit decides."""
     hand = Hand.objects.select_for_update().select_related("table", "shoe").get(pk=hand_id)
-    if hand.status != Hand.Status.IN_PROGRESS:
+    if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
         )
@@ -86,6 +116,8 @@ def _lock_hand(hand_id: int, expected_seq: int) -> Hand:
             f"Hand {hand.number} has moved on (your screen shows step {expected_seq}, it is at step "
             f"{hand.seq}). Refresh the screen."
         )
+    if hand.approvals.filter(kind=ApprovalRequest.Kind.VOID, status=ApprovalRequest.Status.PENDING).exists():
+        raise HandError(f"Hand {hand.number} waits for the pit to decide a void request.")
     return hand
 
 
@@ -246,13 +278,17 @@ def _seat_account(hand: Hand, seat: int) -> Account:
 
 
 def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> dict:
-    hand = _lock_hand(hand_id, expected_seq)
+    hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
     shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
     rank = shoe_card_rank(shoe, rank)
+    try:
+        game.shoe.check(rank)
+    except IllegalAction as error:
+        raise RankRefused(str(error)) from error
     try:
         game.deal(rank)
     except IllegalAction as error:
@@ -295,7 +331,7 @@ def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
 
 
 def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> dict:
-    hand = _lock_hand(hand_id, expected_seq)
+    hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, DecisionDue):
@@ -326,11 +362,33 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
 
 
 def _settle(hand_id: int, by, expected_seq: int) -> dict:
-    hand = _lock_hand(hand_id, expected_seq)
+    hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     if not game.finished:
         raise HandError(f"Hand {hand.number} is not over: it waits for {game.next.describe()}.")
-    settlement = game.settlement()
+    payout = max(
+        [amount for party, amount in game.settlement().deltas.items() if isinstance(party, int)] + [0]
+    )
+    if payout > hand.table.payout_approval_threshold:
+        ApprovalRequest.objects.create(
+            kind=ApprovalRequest.Kind.PAYOUT,
+            table=hand.table,
+            hand=hand,
+            amount=payout,
+            requested_by=by,
+            reason=f"Hand {hand.number} pays {payout} units to one seat.",
+        )
+        hand.seq += 1
+        hand.status = Hand.Status.AWAITING_APPROVAL
+        hand.save(update_fields=["seq", "status"])
+    else:
+        post_settlement(hand, by=by, game=game)
+    return _answer(hand)
+
+
+def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
+    """Post the finished hand's settlement and close it (the caller holds the hand's lock)."""
+    settlement = (game or _engine(hand)).settlement()
     lines = _settlement_lines(hand, settlement)
     if lines:  # a Pairs hand that does not end the game moves no money
         ledger_post(
@@ -339,6 +397,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> dict:
             by=by,
             table=hand.table,
             hand_id=hand.pk,
+            approved_by=approved_by,
             memo=f"Hand {hand.number} settlement",
         )
     hand.seq += 1
@@ -346,7 +405,6 @@ def _settle(hand_id: int, by, expected_seq: int) -> dict:
     hand.settled_at = timezone.now()
     hand.settlement = _settlement_record(settlement)
     hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
-    return _answer(hand)
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:

@@ -83,9 +83,7 @@ def _buy_in(session_id: int, amount: int, by) -> dict:
 def _close(session_id: int, by) -> dict:
     session = _lock_open_session(session_id)
     table = session.seat.table
-    if Hand.objects.filter(
-        table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)
-    ):
+    if Hand.objects.filter(table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)):
         raise SeatError(
             f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."
         )

@@ -1,0 +1,98 @@
+"""What waits for a pit manager: large payouts and voids (misdeals).
+
+Dual control: the member of staff who asked can never decide, and only a pit
+manager on shift in the table's pit may. Approving carries the request out in
+the same transaction: the payout is posted, or every ledger transaction of the
+voided hand is reversed with the reason and the approver on the reversal.
+"""
+
+from functools import partial
+
+from django.utils import timezone
+
+from casino.errors import DomainError, NotAllowed
+from ledger.models import Transaction
+from ledger.services import ledger_reverse
+from tables.models import ApprovalRequest, Hand
+from tables.selectors import user_can_supervise
+
+from .hands import HandError, lock_hand, post_settlement
+from .idempotency import run_once
+
+
+def hand_void_request(*, hand: Hand, by, reason: str, expected_seq: int, key: str) -> ApprovalRequest:
+    """Ask the pit to void the hand (a misdeal); the hand stops until they decide."""
+    request = {"op": "void_request", "hand": hand.pk, "reason": reason, "expected_seq": expected_seq}
+    answer = run_once(
+        key=key, request=request, by=by, work=partial(_void_request, hand.pk, by, reason, expected_seq)
+    )
+    return ApprovalRequest.objects.get(pk=answer["request"])
+
+
+def approval_decide(
+    *, request: ApprovalRequest, by, approve: bool, reason: str = "", key: str
+) -> ApprovalRequest:
+    """Approve (carry it out) or reject (with a reason) a pending request."""
+    fingerprint = {"op": "approval", "request": request.pk, "approve": approve, "reason": reason}
+    answer = run_once(
+        key=key, request=fingerprint, by=by, work=partial(_decide, request.pk, by, approve, reason)
+    )
+    return ApprovalRequest.objects.get(pk=answer["request"])
+
+
+def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
+    if not reason.strip():
+        raise HandError("Say what went wrong: a void request needs a reason.")
+    hand = lock_hand(hand_id, expected_seq, statuses=Hand.OPEN)
+    hand.seq += 1  # other screens refresh and stop
+    hand.save(update_fields=["seq"])
+    request = ApprovalRequest.objects.create(
+        kind=ApprovalRequest.Kind.VOID, table=hand.table, hand=hand, reason=reason.strip(), requested_by=by
+    )
+    return {"request": request.pk}
+
+
+def _decide(request_id: int, by, approve: bool, reason: str) -> dict:
+    request = ApprovalRequest.objects.select_for_update().select_related("table", "hand").get(pk=request_id)
+    _check_decider(request, by, approve, reason)
+    hand = Hand.objects.select_for_update().get(pk=request.hand_id) if request.hand_id else None
+    if approve:
+        _carry_out(request, hand, by)
+    elif request.kind == ApprovalRequest.Kind.PAYOUT:
+        hand.status = Hand.Status.IN_PROGRESS  # back to the dealer: settle again or ask for a void
+    if hand:
+        hand.seq += 1
+        hand.save(update_fields=["seq", "status"])
+    request.status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
+    request.decided_by, request.decided_at, request.decision_reason = by, timezone.now(), reason.strip()
+    request.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    return {"request": request.pk}
+
+
+def _check_decider(request: ApprovalRequest, by, approve: bool, reason: str) -> None:
+    if request.status != ApprovalRequest.Status.PENDING:
+        raise DomainError(f"This request was already {request.get_status_display().lower()}.")
+    if by.pk == request.requested_by_id:
+        raise NotAllowed("You asked for this: another pit manager must decide it.")
+    if not user_can_supervise(by, request.table):
+        raise NotAllowed("Only a pit manager on shift in this table's pit may decide this request.")
+    if not approve and not reason.strip():
+        raise DomainError("Say why: a rejection needs a reason.")
+
+
+def _carry_out(request: ApprovalRequest, hand: Hand | None, by) -> None:
+    if request.kind == ApprovalRequest.Kind.PAYOUT:
+        post_settlement(hand, by=request.requested_by, approved_by=by)
+    elif request.kind == ApprovalRequest.Kind.VOID:
+        _void(hand, request, by)
+    else:
+        raise DomainError(f"{request.get_kind_display()} requests are decided with their signed slip.")
+
+
+def _void(hand: Hand, request: ApprovalRequest, by) -> None:
+    """Reverse every ledger transaction of the hand, newest first."""
+    for original in Transaction.objects.filter(hand_id=hand.pk, reverses=None).order_by("-position"):
+        ledger_reverse(
+            transaction=original, reason=f"Void: {request.reason}", by=request.requested_by, approved_by=by
+        )
+    hand.status = Hand.Status.VOIDED

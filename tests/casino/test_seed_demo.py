@@ -4,9 +4,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from casino.demo import DEMO_USERS
+from casino.demo import DEMO_TRAY, DEMO_USERS
 from casino.models import User
-from tables.models import Casino, Pit, Shoe, Table
+from ledger.models import Account
+from ledger.services import account_get
+from tables.models import Casino, Pit, Shift, Shoe, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +29,10 @@ def test_seeding_twice_gives_one_demo_floor():
     assert games == ["blackstone", "pairs", "rocket", "starboard"]
     rocket_shoes = Shoe.objects.filter(table__game="rocket")
     assert [s.decks for s in rocket_shoes] == [8]
+    for table in Table.objects.all():
+        assert account_get(kind=Account.Kind.TRAY, table=table).balance == DEMO_TRAY
+    assert Shift.objects.get(user__username="dana", ended_at=None).table.name == "Rocket 1"
+    assert Shift.objects.get(user__username="pete", ended_at=None).pit.name == "Pit 1"
     assert User.objects.count() == len(DEMO_USERS)
     for username, _, password in DEMO_USERS:
         assert f"{username:<6} password: {password}" in output

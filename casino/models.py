@@ -5,12 +5,64 @@ fields (a signing PIN, a badge number) can be added later without a painful
 switch. A user's role is their membership of one of the groups in `roles`.
 """
 
+from django.contrib.auth.hashers import check_password, make_password
 from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils import timezone
+
+from ledger.models import AppendOnly
 
 
 class User(AbstractUser):
-    """A member of staff: dealer, pit manager, auditor or administrator."""
+    """A member of staff: dealer, pit manager, auditor or administrator.
+
+    `pin` is a hashed signing PIN: a signature on a slip is a fresh
+    re-authentication with the password or this PIN.
+    """
+
+    pin = models.CharField(max_length=128, blank=True)
+
+    def set_pin(self, raw_pin: str) -> None:
+        self.pin = make_password(raw_pin)
+
+    def check_pin(self, raw_pin: str) -> bool:
+        return bool(self.pin) and check_password(raw_pin, self.pin)
 
     @property
     def role_names(self) -> list[str]:
         return sorted(g.name for g in self.groups.all())
+
+
+class AuditEvent(AppendOnly):
+    """One staff action in the app: who, what, when, from which address and device.
+
+    Append-only like the ledger: the database refuses UPDATE and DELETE.
+    """
+
+    class Action(models.TextChoices):
+        LOGIN = "login", "Signed in"
+        LOGIN_FAILED = "login_failed", "Failed sign-in"
+        LOGOUT = "logout", "Signed out"
+        SIGNATURE = "signature", "Signed a slip"
+        SIGNATURE_FAILED = "signature_failed", "Failed signature"
+        APPROVAL = "approval", "Decided a request"
+        VOID_REQUEST = "void_request", "Asked for a void"
+        TABLE_OPEN = "table_open", "Opened a table"
+        TABLE_CLOSE = "table_close", "Closed a table"
+        FILL = "fill", "Fill"
+        CREDIT = "credit", "Credit"
+        SHIFT = "shift", "Shift change"
+
+    action = models.CharField(max_length=20, choices=Action.choices)
+    user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    username = models.CharField(max_length=150, blank=True, help_text="As typed, for failed sign-ins.")
+    address = models.GenericIPAddressField(null=True, blank=True)
+    device = models.CharField(max_length=100, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["action", "at"]), models.Index(fields=["user", "at"])]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username or self.user}: {self.get_action_display()}"

@@ -1,0 +1,15 @@
+"""The staff audit log: one append-only event per action."""
+
+from .models import AuditEvent
+
+
+def audit_record(*, action: str, user=None, username: str = "", address=None, device: str = "", **detail):
+    """Record that `user` did `action` (details as keyword arguments, JSON-able)."""
+    return AuditEvent.objects.create(
+        action=action,
+        user=user if user is not None and user.pk else None,
+        username=username or (user.get_username() if user is not None else ""),
+        address=address,
+        device=device,
+        detail=detail,
+    )

@@ -1,0 +1,326 @@
+"""What a dealer's tablet shows: a hand (or a table) as plain JSON-able values.
+
+Read-only. `hand_screen` rebuilds the hand's rules engine from its records, the
+same replay `engine_for` runs, but reads each kind of record once (the hand with
+its table and shoe, its cards, its decisions, its seat sessions, the players'
+accounts, its approval requests), so a screen costs a fixed handful of queries
+whatever the hand's length. Nothing here writes: ledger accounts that do not
+exist yet read as zero instead of being created. The REST API's hand detail
+returns the same dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.models import Account
+from ledger.services import account_code
+from tables.games import CardDue, DecisionDue, Finished
+from tables.games.base import Game as EngineGame
+from tables.games.cards import DECK_SIZE
+from tables.models import ApprovalRequest, CardEvent, Decision, Game, Hand, Receiver, SeatSession, Shoe, Table
+from tables.services.engine import UNSEEN_BY_RULES, feed, start_engine
+from tables.services.seating import SEATS_PER_GAME
+
+SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
+PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
+DEFAULT_ANTE = {Game.BLACKSTONE: 5, Game.STARBOARD: 1}  # as hand_start charges when the table sets none
+
+
+def hand_screen(hand: Hand) -> dict[str, Any]:
+    """Everything the tablet shows for `hand`, as the database holds it now."""
+    hand = Hand.objects.select_related("table", "shoe").get(pk=hand.pk)
+    cards = list(CardEvent.objects.filter(hand=hand).order_by("seq"))
+    decisions = list(Decision.objects.filter(hand=hand).order_by("seq"))
+    approvals = list(hand.approvals.order_by("requested_at", "pk"))
+    game = _replay(hand, cards, decisions)
+    sessions = {int(seat): session for seat, session in hand.sessions.items()}
+    names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
+    names = {seat: names.get(session, "") for seat, session in sessions.items()}
+    chips = _chips(hand.table, sessions)
+    extras = GAME_EXTRAS[hand.game](game, hand)
+    pending = [request for request in approvals if request.status == ApprovalRequest.Status.PENDING]
+    playable = hand.status == Hand.Status.IN_PROGRESS and not pending
+    return {
+        "hand": hand.pk,
+        "number": hand.number,
+        "table": _table(hand.table),
+        "status": hand.status,
+        "status_label": hand.get_status_display(),
+        "seq": hand.seq,
+        "seats": [_seat(hand, seat, cards, names, chips, game, extras) for seat in hand.seats],
+        "dealer": extras.get("dealer"),
+        "common": extras.get("common"),
+        "centre": extras.get("centre"),
+        "pot": extras.get("pot"),
+        "scores": extras.get("scores"),
+        "turn": game.next.seat if isinstance(game.next, (CardDue, DecisionDue)) else None,
+        "next": _next(game.next, hand.shoe, playable),
+        "shoe": _shoe(hand.shoe),
+        "actions": _actions(game.next, hand) if playable else None,
+        "settlement": _settlement(game.next, names) if isinstance(game.next, Finished) else None,
+        "approvals": [_approval(request) for request in approvals],
+        "waiting_for": pending[0].kind if pending else None,
+    }
+
+
+def table_screen(table: Table) -> dict[str, Any]:
+    """The table between hands: seats and stacks, the shoe in play, the open hand."""
+    sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat")
+    by_seat = {session.seat.number: session for session in sessions}
+    chips = _chips(table, {number: session.pk for number, session in by_seat.items()})
+    shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    hand = table.hands.filter(status__in=Hand.OPEN).first()
+    last = table.hands.exclude(status__in=Hand.OPEN).order_by("-number").first()
+    return {
+        "table": _table(table),
+        "seats": [_table_seat(number, by_seat.get(number), chips) for number in _seat_numbers(table)],
+        "shoe": _shoe(shoe) if shoe else None,
+        "open_hand": {"hand": hand.pk, "number": hand.number} if hand else None,
+        "last_hand": {"hand": last.pk, "number": last.number, "status": last.status} if last else None,
+        "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
+    }
+
+
+# Records in, engine out
+
+
+def _replay(hand: Hand, cards: list[CardEvent], decisions: list[Decision]) -> EngineGame:
+    seen = [card for card in cards if card.receiver not in UNSEEN_BY_RULES]
+    return feed(start_engine(hand), sorted([*seen, *decisions], key=lambda event: event.seq))
+
+
+def _chips(table: Table, sessions: dict[int, int]) -> dict[int, int]:
+    """Seat number to the chips in front: the balance of the seat session's player account."""
+    codes = {
+        account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
+    }
+    balances = dict(Account.objects.filter(code__in=codes).values_list("code", "balance"))
+    return {seat: balances.get(code, 0) for code, seat in codes.items()}
+
+
+def _table(table: Table) -> dict[str, Any]:
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "game": table.game,
+        "game_name": table.get_game_display(),
+        "min_bet": table.min_bet,
+        "max_bet": table.max_bet,
+    }
+
+
+def _seat_numbers(table: Table) -> range:
+    return range(1, SEATS_PER_GAME[table.game] + 1)
+
+
+def _ante(table: Table) -> int:
+    return table.options.get("ante", DEFAULT_ANTE[table.game])
+
+
+def _table_seat(number: int, session: SeatSession | None, chips: dict) -> dict[str, Any]:
+    if session is None:
+        return {"number": number, "session": None, "player": "", "chips": 0}
+    return {"number": number, "session": session.pk, "player": session.player_name, "chips": chips[number]}
+
+
+# The seats
+
+
+def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: dict) -> dict[str, Any]:
+    due = game.next
+    return {
+        "number": seat,
+        "player": names.get(seat, ""),
+        "chips": chips.get(seat, 0),
+        "committed": hand.committed.get(str(seat), 0),
+        "cards": _seat_cards(hand, seat, cards),
+        "status": extras["status"].get(seat, ""),
+        "to_act": isinstance(due, DecisionDue) and due.seat == seat,
+        "card_due": isinstance(due, CardDue) and due.seat == seat,
+    }
+
+
+def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str, Any]]:
+    """The seat's cards in the order dealt; a card replaced as a pair on the deal is marked discarded."""
+    carried = hand.state.get("in_play", {}).get(str(seat), [])  # Continuous Pairs: cards from earlier hands
+    shown = [{"rank": rank, "why": "in play", "discarded": False} for rank in carried]
+    for card in cards:
+        if card.receiver not in SEAT_RECEIVERS or card.seat != seat:
+            continue
+        if card.why == "replace" and shown:
+            shown[-1]["discarded"] = True
+        shown.append({"rank": card.rank, "why": card.why, "discarded": False})
+    return shown
+
+
+# Game by game: what sits in the middle, each seat's standing, the pot
+
+
+def _rocket(game, hand: Hand) -> dict[str, Any]:
+    status = {seat: str(outcome) for seat, outcome in game.outcome.items()}
+    return {"dealer": list(game.dealer), "status": {seat: status.get(seat, "in") for seat in game.seats}}
+
+
+def _blackstone(game, hand: Hand) -> dict[str, Any]:
+    folded = dict(game.folds)
+    status = {}
+    for seat in game.seats:
+        if seat in folded:
+            status[seat] = f"folded (paid {min(folded[seat], game.stakes[seat])})"
+        elif seat == game.loser:
+            status[seat] = "second black stone"
+        else:
+            status[seat] = "black stone" if seat in game.black else "in"
+    pot = game.carry_in + sum(min(cost, game.stakes[seat]) for seat, cost in game.folds)
+    if game.finished:
+        pot = game.settlement().result["pot"]
+    return {"centre": {"white": game.white, "black": sorted(game.black)}, "status": status, "pot": pot}
+
+
+def _starboard(game, hand: Hand) -> dict[str, Any]:
+    status = {seat: str(game.status[seat]).replace("active", "in") for seat in game.seats}
+    for seat, count in game.lock_counts.items():
+        status[seat] += f" at {count}" if status[seat] == "locked" else f" (locked at {count})"
+    common = {"cards": list(game.common), "discards": list(game.discards), "button": game.order[0]}
+    return {"common": common, "status": status, "pot": game.pot}
+
+
+def _pairs(game, hand: Hand) -> dict[str, Any]:
+    scores = {seat: game.stakes[seat] for seat in game.seats}
+    if game.finished:
+        scores = {int(seat): score for seat, score in game.settlement().result["scores"].items()}
+    status = {seat: f"{scores[seat]} of {game.target} points" for seat in game.seats}
+    return {
+        "status": status,
+        "scores": {"going_in": {str(s): game.stakes[s] for s in game.seats}, "target": game.target},
+        "pot": game.carry_in or None,
+    }
+
+
+GAME_EXTRAS = {
+    Game.ROCKET: _rocket,
+    Game.BLACKSTONE: _blackstone,
+    Game.STARBOARD: _starboard,
+    Game.PAIRS: _pairs,
+}
+
+
+# What comes next
+
+
+def _next(due, shoe: Shoe, playable: bool) -> dict[str, Any]:
+    if isinstance(due, Finished):
+        return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
+    if isinstance(due, DecisionDue):
+        return {"kind": "decision", "seat": due.seat, "says": f"Seat {due.seat} to act."}
+    place = _next_system_card(shoe) if playable else None
+    return {
+        "kind": "card",
+        "to": due.to,
+        "seat": due.seat,
+        "why": due.why,
+        "says": _card_sentence(due),
+        "place": place,
+    }
+
+
+def _card_sentence(due: CardDue) -> str:
+    who = (
+        f"seat {due.seat}"
+        if due.to == "seat"
+        else {"dealer": "the dealer", "common": "the common hand"}.get(due.to, f"the {due.to}")
+    )
+    return f"Next card: {who} ({due.why})."
+
+
+def _next_system_card(shoe: Shoe) -> int | None:
+    """A system-shuffled shoe shows the dealer the card to place; a physical shoe's order is unknown."""
+    if shoe.kind != Shoe.Kind.SYSTEM or shoe.cards_out >= len(shoe.order or []):
+        return None
+    return shoe.order[shoe.cards_out]
+
+
+def _shoe(shoe: Shoe) -> dict[str, Any]:
+    return {
+        "id": shoe.pk,
+        "kind": shoe.kind,
+        "physical": shoe.kind == Shoe.Kind.PHYSICAL,
+        "decks": shoe.decks,
+        "burn": shoe.burn,
+        "cards_out": shoe.cards_out,
+        "cards_left": max(shoe.decks * DECK_SIZE - shoe.cards_out, 0),
+        "cut_position": shoe.cut_position,
+        "cut_card_out": shoe.cut_card_out,
+        "in_play": shoe.state == Shoe.State.IN_PLAY,
+    }
+
+
+def _actions(due, hand: Hand) -> dict[str, Any] | None:
+    """The legal decisions of the seat to act, with what they cost."""
+    if not isinstance(due, DecisionDue):
+        return None
+    draw_fee = None
+    if hand.game == Game.STARBOARD:
+        draw_fee = hand.options.get("draw_fee") or hand.options.get("ante")
+    return {
+        "seat": due.seat,
+        "moves": [str(move) for move in due.moves],
+        "fold_price": due.fold_price,
+        "min_take": due.min_take,
+        "max_take": due.max_take,
+        "fold_cards": [list(card) for card in due.fold_cards],
+        "draw_fee": draw_fee,
+    }
+
+
+# The end of the hand
+
+
+def _settlement(due: Finished, names: dict[int, str]) -> dict[str, Any]:
+    """Who pays and who is paid: the engine's entries, pot movements left out (they net to zero)."""
+    totals: dict[tuple, int] = {}
+    for entry in due.settlement.entries:
+        if entry.party != "pot":
+            totals[(entry.party, entry.reason)] = totals.get((entry.party, entry.reason), 0) + entry.amount
+    lines = [
+        {"party": str(party), "who": _party_name(party, names), "amount": abs(amount), "reason": reason}
+        for (party, reason), amount in totals.items()
+        if amount
+    ]
+    signs = {(str(party), reason): amount > 0 for (party, reason), amount in totals.items()}
+    return {
+        "pays": [line for line in lines if not signs[(line["party"], line["reason"])]],
+        "paid": [line for line in lines if signs[(line["party"], line["reason"])]],
+        "net": {str(party): amount for party, amount in due.settlement.deltas.items()},
+        "carry_out": due.settlement.carry_out,
+        "shortfalls": {str(seat): amount for seat, amount in due.settlement.shortfalls.items()},
+        "result": plain(due.settlement.result),
+    }
+
+
+def _party_name(party, names: dict[int, str]) -> str:
+    if isinstance(party, int):
+        return f"Seat {party}" + (f" ({names[party]})" if names.get(party) else "")
+    return PARTY_NAMES.get(party, str(party))
+
+
+def _approval(request: ApprovalRequest) -> dict[str, Any]:
+    return {
+        "id": request.pk,
+        "kind": request.kind,
+        "kind_label": request.get_kind_display(),
+        "status": request.status,
+        "amount": request.amount,
+        "reason": request.reason,
+        "decision_reason": request.decision_reason,
+    }
+
+
+def plain(value: Any) -> Any:
+    """JSON-able: tuples become lists, mapping keys strings."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -60,6 +61,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "casino.middleware.OriginMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -125,11 +127,16 @@ SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 X_FRAME_OPTIONS = "DENY"
 
 REST_FRAMEWORK = {
+    # Devices (a card-reading shoe) send "Authorization: Token ..."; the tablet's browser uses its
+    # session, with CSRF enforced. Token first, so a request with neither is answered 401.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # casino.errors.DomainError subclasses become {"detail": message} with their own status.
+    "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Pairs table system API",
@@ -140,6 +147,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several records have a "kind": each choice set gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "ShoeKindEnum": "tables.models.Shoe.Kind",
+        "ApprovalKindEnum": "tables.models.ApprovalRequest.Kind",
+        "TransactionKindEnum": "ledger.models.Transaction.Kind",
+        "AccountKindEnum": "ledger.models.Account.Kind",
+        "NextStepKindEnum": ["card", "decision", "finished"],
+    },
 }
 
 # Celery: without a broker, tasks run in-process at once (the embedded default).

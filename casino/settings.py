@@ -7,6 +7,8 @@ CELERY_BROKER_URL (Redis); with DEBUG off the HTTPS protections are on, so
 `manage.py check --deploy` is clean.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import environ
@@ -31,7 +33,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # tablets racing on SQLite queue up instead of failing with "database is locked".
     DATABASES["default"]["OPTIONS"] = {"transaction_mode": "IMMEDIATE", "timeout": 20}
     # Race tests need a file: threads cannot share an in-memory database's locks.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # One file per test process, so runs side by side do not share it.
+    TEST_DB = Path(tempfile.gettempdir()) / f"pairs-test-{os.getpid()}.sqlite3"
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_DB)}
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -401,3 +401,117 @@ class ApprovalRequest(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} at {self.table} ({self.get_status_display().lower()})"
+
+
+class Slip(models.Model):
+    """A numbered form: fill, credit, table opener or closer, void.
+
+    Serial numbers run in one sequence per calendar year across every kind, so
+    a gap is visible at once. A spoiled slip is voided, never deleted.
+    """
+
+    class Kind(models.TextChoices):
+        FILL = "fill", "Fill"
+        CREDIT = "credit", "Credit"
+        OPENER = "opener", "Table opener (inventory slip)"
+        CLOSER = "closer", "Table closer (inventory slip)"
+        VOID = "void", "Void"
+
+    class Status(models.TextChoices):
+        ISSUED = "issued", "Issued"
+        VOIDED = "voided", "Voided"
+
+    year = models.PositiveSmallIntegerField()
+    serial = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="slips")
+    amount = models.BigIntegerField(null=True, blank=True, help_text="Units.")
+    denominations = models.JSONField(default=dict, blank=True, help_text="Chip value (units) to count.")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="slips")
+    request = models.ForeignKey(
+        ApprovalRequest, on_delete=models.PROTECT, null=True, blank=True, related_name="slips"
+    )
+    transaction = models.ForeignKey(
+        "ledger.Transaction", on_delete=models.PROTECT, null=True, blank=True, related_name="slips"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ISSUED)
+    void_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["year", "serial"], name="slip_serial_unique_per_year")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} slip {self.year}-{self.serial:06d}"
+
+
+class SlipCounter(models.Model):
+    """The last slip serial issued in a year; locked while a number is taken."""
+
+    year = models.PositiveSmallIntegerField(primary_key=True)
+    last = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.year}: {self.last}"
+
+
+class Signature(AppendOnly):
+    """A fresh re-authentication (password or PIN) on a slip: who, as what, when, from which device."""
+
+    class Method(models.TextChoices):
+        PASSWORD = "password", "Password"
+        PIN = "pin", "PIN"
+
+    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="signatures")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    role = models.CharField(
+        max_length=20, help_text="What they sign as: dealer, pit manager, counter, witness."
+    )
+    method = models.CharField(max_length=10, choices=Method.choices)
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["slip", "user"], name="one_signature_per_person_per_slip")
+        ]
+
+    def __str__(self):
+        return f"{self.slip} signed by {self.user} as {self.role}"
+
+
+class TableCount(models.Model):
+    """A blind chip count of the tray when a table opens or closes.
+
+    The counter enters the count before the system shows what the ledger
+    expects; both are kept, with the difference, and an opener is also
+    compared with the table's previous closer.
+    """
+
+    class Kind(models.TextChoices):
+        OPENER = "opener", "Opening count"
+        CLOSER = "closer", "Closing count"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="counts")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    slip = models.OneToOneField(Slip, on_delete=models.PROTECT, related_name="count")
+    denominations = models.JSONField(help_text="Chip value (units) to count.")
+    counted = models.BigIntegerField(help_text="Units counted.")
+    expected = models.BigIntegerField(help_text="Units the ledger says the tray holds.")
+    previous_closer = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next_opener"
+    )
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.table}: {self.get_kind_display().lower()} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def difference(self) -> int:
+        """Counted less expected: negative when chips are missing."""
+        return self.counted - self.expected
+
+    @property
+    def against_previous_closer(self) -> int | None:
+        return None if self.previous_closer is None else self.counted - self.previous_closer.counted

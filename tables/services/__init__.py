@@ -1,13 +1,23 @@
 """Every write at a table, as plain functions named `<entity>_<verb>`."""
 
 from .approvals import approval_decide, hand_void_request
+from .counts import table_count, table_is_open
 from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
 from .shifts import shift_end, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
-from .tray import TrayError, tray_credit, tray_fill
+from .slips import SignatureGiven, SignatureRefused, slip_void, slips_report
+from .tray import TrayError, credit_request, fill_request, tray_credit, tray_fill
 
 __all__ = [
+    "SignatureGiven",
+    "SignatureRefused",
+    "credit_request",
+    "fill_request",
+    "slip_void",
+    "slips_report",
+    "table_count",
+    "table_is_open",
     "HandError",
     "RankRefused",
     "approval_decide",

@@ -1,23 +1,39 @@
-"""What waits for a pit manager: large payouts and voids (misdeals).
+"""What waits for a pit manager: large payouts, voids (misdeals), fills and credits.
 
 Dual control: the member of staff who asked can never decide, and only a pit
 manager on shift in the table's pit may. Approving carries the request out in
-the same transaction: the payout is posted, or every ledger transaction of the
-voided hand is reversed with the reason and the approver on the reversal.
+the same transaction: the payout is posted; every ledger transaction of a
+voided hand is reversed with the reason and the approver on the reversal (and
+a void slip is issued); a fill or credit slip gets the pit manager's signature
+(a fresh password or PIN) and moves the chips between cage and tray.
 """
 
 from functools import partial
 
 from django.utils import timezone
 
+from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
+from casino.models import AuditEvent
 from ledger.models import Transaction
 from ledger.services import ledger_reverse
-from tables.models import ApprovalRequest, Hand
+from tables.models import ApprovalRequest, Hand, Slip
 from tables.selectors import user_can_supervise
 
 from .hands import HandError, lock_hand, post_settlement
 from .idempotency import run_once
+from .slips import (
+    PIT_MANAGER,
+    SignatureGiven,
+    SignatureRefused,
+    signature_failure_record,
+    slip_issue,
+    slip_sign,
+    slip_void,
+)
+from .tray import tray_move_approved
+
+MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
 
 
 def hand_void_request(*, hand: Hand, by, reason: str, expected_seq: int, key: str) -> ApprovalRequest:
@@ -30,13 +46,27 @@ def hand_void_request(*, hand: Hand, by, reason: str, expected_seq: int, key: st
 
 
 def approval_decide(
-    *, request: ApprovalRequest, by, approve: bool, reason: str = "", key: str
+    *,
+    request: ApprovalRequest,
+    by,
+    approve: bool,
+    reason: str = "",
+    secret: str = "",
+    device: str = "",
+    key: str,
 ) -> ApprovalRequest:
-    """Approve (carry it out) or reject (with a reason) a pending request."""
+    """Approve (carry it out) or reject (with a reason) a pending request.
+
+    A fill or credit is approved by signing its slip: `secret` is the pit
+    manager's password or PIN, checked afresh.
+    """
     fingerprint = {"op": "approval", "request": request.pk, "approve": approve, "reason": reason}
-    answer = run_once(
-        key=key, request=fingerprint, by=by, work=partial(_decide, request.pk, by, approve, reason)
-    )
+    work = partial(_decide, request.pk, by, approve, reason, secret, device)
+    try:
+        answer = run_once(key=key, request=fingerprint, by=by, work=work)
+    except SignatureRefused as refusal:
+        signature_failure_record(refusal, device)
+        raise
     return ApprovalRequest.objects.get(pk=answer["request"])
 
 
@@ -49,23 +79,35 @@ def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
     request = ApprovalRequest.objects.create(
         kind=ApprovalRequest.Kind.VOID, table=hand.table, hand=hand, reason=reason.strip(), requested_by=by
     )
+    audit_record(action=AuditEvent.Action.VOID_REQUEST, user=by, hand=hand.pk, reason=request.reason)
     return {"request": request.pk}
 
 
-def _decide(request_id: int, by, approve: bool, reason: str) -> dict:
+def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device: str) -> dict:
     request = ApprovalRequest.objects.select_for_update().select_related("table", "hand").get(pk=request_id)
     _check_decider(request, by, approve, reason)
     hand = Hand.objects.select_for_update().get(pk=request.hand_id) if request.hand_id else None
     if approve:
-        _carry_out(request, hand, by)
+        _carry_out(request, hand, by, secret, device)
     elif request.kind == ApprovalRequest.Kind.PAYOUT:
         hand.status = Hand.Status.IN_PROGRESS  # back to the dealer: settle again or ask for a void
+    elif request.kind in MONEY_ON_A_SLIP:
+        slip_void(slip=request.slips.get(), by=by, reason=f"Rejected: {reason.strip()}")
     if hand:
         hand.seq += 1
         hand.save(update_fields=["seq", "status"])
     request.status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
     request.decided_by, request.decided_at, request.decision_reason = by, timezone.now(), reason.strip()
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    audit_record(
+        action=AuditEvent.Action.APPROVAL,
+        user=by,
+        device=device,
+        request=request.pk,
+        kind=request.kind,
+        decision=request.status,
+        reason=request.decision_reason,
+    )
     return {"request": request.pk}
 
 
@@ -80,13 +122,15 @@ def _check_decider(request: ApprovalRequest, by, approve: bool, reason: str) -> 
         raise DomainError("Say why: a rejection needs a reason.")
 
 
-def _carry_out(request: ApprovalRequest, hand: Hand | None, by) -> None:
+def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, device: str) -> None:
     if request.kind == ApprovalRequest.Kind.PAYOUT:
         post_settlement(hand, by=request.requested_by, approved_by=by)
     elif request.kind == ApprovalRequest.Kind.VOID:
         _void(hand, request, by)
     else:
-        raise DomainError(f"{request.get_kind_display()} requests are decided with their signed slip.")
+        slip = request.slips.get()
+        slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=PIT_MANAGER, device=device)
+        tray_move_approved(request, by=by)
 
 
 def _void(hand: Hand, request: ApprovalRequest, by) -> None:
@@ -96,3 +140,4 @@ def _void(hand: Hand, request: ApprovalRequest, by) -> None:
             transaction=original, reason=f"Void: {request.reason}", by=request.requested_by, approved_by=by
         )
     hand.status = Hand.Status.VOIDED
+    slip_issue(kind=Slip.Kind.VOID, table=hand.table, by=by, hand=hand, request=request)

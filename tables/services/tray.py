@@ -3,18 +3,26 @@
 The tray's balance at any moment is its opening count plus what it collected,
 minus what it paid, plus fills, minus credits: every one of those is a posting
 on the tray account, so the equation holds by construction and the ledger
-proves it. Signatures and slips for fills and credits come with the pit's
-approval workflow; here is the money movement itself.
+proves it.
+
+At a table, a fill or credit is asked for on a slip signed by the dealer
+(`fill_request`, `credit_request`) and carried out when a pit manager signs
+it in the approval queue. `tray_fill` and `tray_credit` are the bare money
+movement that approval posts; they are also how a new table's first bankroll
+comes from the cage.
 """
 
 from functools import partial
 
+from casino.audit import audit_record
 from casino.errors import DomainError
 from ledger.models import Account
 from ledger.services import Line, account_get, ledger_post
-from tables.models import Table
+from tables.models import ApprovalRequest, Slip, Table
 
+from .counts import chip_total
 from .idempotency import run_once
+from .slips import DEALER, SignatureGiven, SignatureRefused, signature_failure_record, slip_issue, slip_sign
 
 
 class TrayError(DomainError):
@@ -53,3 +61,48 @@ def _post(table: Table, amount: int, by, approved_by, kind: str) -> dict:
         approved_by=approved_by,
     )
     return {"transaction": str(transaction.pk)}
+
+
+def fill_request(
+    *, table: Table, denominations: dict, by, secret: str, device: str = "", key: str
+) -> ApprovalRequest:
+    """The dealer asks for chips from the cage, signing the fill slip with their password or PIN."""
+    return _request(table, denominations, by, secret, device, key, kind=ApprovalRequest.Kind.FILL)
+
+
+def credit_request(
+    *, table: Table, denominations: dict, by, secret: str, device: str = "", key: str
+) -> ApprovalRequest:
+    """The dealer sends chips back to the cage, signing the credit slip."""
+    return _request(table, denominations, by, secret, device, key, kind=ApprovalRequest.Kind.CREDIT)
+
+
+def _request(table, denominations, by, secret, device, key, *, kind) -> ApprovalRequest:
+    request = {"op": f"{kind}_request", "table": table.pk, "denominations": denominations}
+    work = partial(_file_request, table, denominations, by, secret, device, kind)
+    try:
+        return ApprovalRequest.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["request"])
+    except SignatureRefused as refusal:
+        signature_failure_record(refusal, device)
+        raise
+
+
+def _file_request(table, denominations, by, secret, device, kind) -> dict:
+    amount = chip_total(denominations)
+    if amount <= 0:
+        raise TrayError(f"A {kind} must move at least one chip.")
+    request = ApprovalRequest.objects.create(kind=kind, table=table, amount=amount, requested_by=by)
+    slip = slip_issue(
+        kind=Slip.Kind(kind), table=table, by=by, amount=amount, denominations=denominations, request=request
+    )
+    slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=DEALER, device=device)
+    audit_record(
+        action=kind, user=by, device=device, table=table.pk, amount=amount, slip=str(slip), step="request"
+    )
+    return {"request": request.pk}
+
+
+def tray_move_approved(request: ApprovalRequest, *, by) -> None:
+    """Post an approved fill or credit and tie it to its slip (inside the approval's transaction)."""
+    answer = _post(request.table, request.amount, request.requested_by, by, request.kind)
+    Slip.objects.filter(request=request).update(transaction=answer["transaction"])

@@ -1,0 +1,107 @@
+"""Opening and closing a table: blind chip counts of the tray, signed by two people.
+
+The counter submits the count by denomination before anything shows what the
+ledger expects; the count, the expectation and their difference are all kept
+(on the table inventory slip), and an opener is compared with the previous
+closer. A difference is recorded, not booked: it is for the pit and the
+auditors to investigate (the reconciliation report lists it).
+"""
+
+from functools import partial
+
+from casino.audit import audit_record
+from casino.errors import DomainError
+from casino.models import AuditEvent
+from ledger.models import Account
+from ledger.services import account_get
+from tables.models import Hand, Slip, Table, TableCount
+
+from .idempotency import run_once
+from .slips import (
+    DEALER,
+    PIT_MANAGER,
+    SignatureGiven,
+    SignatureRefused,
+    signature_failure_record,
+    slip_issue,
+    slip_sign,
+)
+
+
+def chip_total(denominations: dict) -> int:
+    """Units in a count given as {chip value in units: number of chips}."""
+    total = 0
+    for value, count in denominations.items():
+        value = int(value) if str(value).isdigit() else None
+        if not value or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise DomainError('Count chips as whole numbers per chip value, e.g. {"5": 40, "25": 20}.')
+        total += value * count
+    return total
+
+
+def table_is_open(table: Table) -> bool:
+    last = table.counts.order_by("-at", "-pk").first()
+    return last is not None and last.kind == TableCount.Kind.OPENER
+
+
+def table_count(
+    *,
+    table: Table,
+    kind: str,
+    denominations: dict,
+    by,
+    counter: SignatureGiven,
+    witness: SignatureGiven,
+    device: str = "",
+    key: str,
+) -> TableCount:
+    """Record an opening or closing count, signed by the counter and a pit manager."""
+    request = {
+        "op": "count",
+        "table": table.pk,
+        "kind": kind,
+        "denominations": denominations,
+        "counter": counter.username,
+        "witness": witness.username,
+    }
+    work = partial(_count, table.pk, kind, denominations, by, counter, witness, device)
+    try:
+        return TableCount.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["count"])
+    except SignatureRefused as refusal:
+        signature_failure_record(refusal, device)
+        raise
+
+
+def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
+    table = Table.objects.select_for_update().get(pk=table_id)
+    total = chip_total(denominations)
+    last = table.counts.order_by("-at", "-pk").first()
+    _check_order(table, kind, last)
+    expected = account_get(kind=Account.Kind.TRAY, table=table).balance
+    slip = slip_issue(kind=Slip.Kind(kind), table=table, by=by, amount=total, denominations=denominations)
+    slip_sign(slip=slip, given=counter, role=DEALER, device=device)
+    slip_sign(slip=slip, given=witness, role=PIT_MANAGER, device=device)
+    count = TableCount.objects.create(
+        table=table,
+        kind=kind,
+        slip=slip,
+        denominations=denominations,
+        counted=total,
+        expected=expected,
+        previous_closer=last if kind == TableCount.Kind.OPENER else None,
+    )
+    action = AuditEvent.Action.TABLE_OPEN if kind == TableCount.Kind.OPENER else AuditEvent.Action.TABLE_CLOSE
+    audit_record(action=action, user=by, device=device, table=table.pk, counted=total, expected=expected)
+    return {"count": count.pk}
+
+
+def _check_order(table: Table, kind: str, last: TableCount | None) -> None:
+    if kind not in TableCount.Kind.values:
+        raise DomainError(f"A count opens or closes a table, not {kind!r}.")
+    if kind == TableCount.Kind.OPENER and last is not None and last.kind == TableCount.Kind.OPENER:
+        raise DomainError(f"{table} is already open: count it to close it first.")
+    if kind == TableCount.Kind.CLOSER:
+        if last is None or last.kind == TableCount.Kind.CLOSER:
+            raise DomainError(f"{table} is not open.")
+        if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
+            raise DomainError(f"{table} has a hand in play: settle or void it before closing.")

@@ -1,0 +1,126 @@
+"""Slips and their signatures.
+
+A slip's serial number comes from one sequence per calendar year, taken under
+a lock on that year's counter, in the same transaction as the slip: a slip
+that is not written does not use a number, so a gap in the report means a
+slip went missing. A signature is a fresh re-authentication with the
+signer's password or PIN, by a distinct person, recorded with the device.
+"""
+
+from dataclasses import dataclass, field
+
+from django.contrib.auth import get_user_model
+from django.db.models import Max
+from django.utils import timezone
+
+from casino.audit import audit_record
+from casino.errors import DomainError, NotAllowed
+from casino.models import AuditEvent
+from tables.models import Signature, Slip, SlipCounter, Table
+from tables.selectors import user_can_deal, user_can_supervise
+
+DEALER, PIT_MANAGER = "dealer", "pit manager"
+
+
+@dataclass(frozen=True)
+class SignatureGiven:
+    """A signer's name and the password or PIN they typed (never shown or logged)."""
+
+    username: str
+    secret: str = field(repr=False)
+
+
+class SignatureRefused(NotAllowed):
+    """The password or PIN was wrong, or the signer may not sign as asked."""
+
+    def __init__(self, message: str, username: str):
+        super().__init__(message)
+        self.username = username
+
+
+def signature_failure_record(refusal: SignatureRefused, device: str = "") -> None:
+    """Keep a failed signature on file (called after the refused write rolled back)."""
+    audit_record(
+        action=AuditEvent.Action.SIGNATURE_FAILED,
+        username=refusal.username,
+        device=device,
+        reason=refusal.message,
+    )
+
+
+def slip_issue(
+    *, kind: str, table: Table, by, amount=None, denominations=None, hand=None, request=None
+) -> Slip:
+    """Number and write a slip (inside the caller's transaction)."""
+    year = timezone.localdate().year
+    SlipCounter.objects.get_or_create(year=year)
+    counter = SlipCounter.objects.select_for_update().get(year=year)
+    counter.last += 1
+    counter.save(update_fields=["last"])
+    return Slip.objects.create(
+        year=year,
+        serial=counter.last,
+        kind=kind,
+        table=table,
+        amount=amount,
+        denominations=denominations or {},
+        hand=hand,
+        request=request,
+        created_by=by,
+    )
+
+
+def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
+    """Verify `given` afresh and sign `slip` as `role` (DEALER or PIT_MANAGER)."""
+    user, method = _authenticate(given)
+    if slip.signatures.filter(user=user).exists():
+        raise SignatureRefused(
+            f"{user.get_username()} has already signed this slip: a second person must sign.", given.username
+        )
+    if not _may_sign(user, role, slip.table):
+        raise SignatureRefused(
+            f"{user.get_username()} cannot sign as {role} at {slip.table}.", given.username
+        )
+    signature = Signature.objects.create(slip=slip, user=user, role=role, method=method, device=device)
+    audit_record(action=AuditEvent.Action.SIGNATURE, user=user, device=device, slip=str(slip), role=role)
+    return signature
+
+
+def slip_void(*, slip: Slip, by, reason: str) -> Slip:
+    """Spoil a slip: its number stays used, marked voided with the reason."""
+    if not reason.strip():
+        raise DomainError("Say why the slip is voided.")
+    slip = Slip.objects.select_for_update().get(pk=slip.pk)
+    if slip.transaction_id:
+        raise DomainError("This slip moved chips; correct the ledger with a reversal instead of voiding it.")
+    slip.status, slip.void_reason = Slip.Status.VOIDED, reason.strip()
+    slip.save(update_fields=["status", "void_reason"])
+    return slip
+
+
+def slips_report(year: int) -> dict[str, list[int]]:
+    """Every serial of the year: used (issued), voided, and missing from the sequence."""
+    slips = dict(Slip.objects.filter(year=year).values_list("serial", "status"))
+    last = max(
+        SlipCounter.objects.filter(year=year).aggregate(last=Max("last"))["last"] or 0, max(slips, default=0)
+    )
+    return {
+        "used": sorted(s for s, status in slips.items() if status == Slip.Status.ISSUED),
+        "voided": sorted(s for s, status in slips.items() if status == Slip.Status.VOIDED),
+        "missing": [serial for serial in range(1, last + 1) if serial not in slips],
+    }
+
+
+def _authenticate(given: SignatureGiven):
+    user = get_user_model().objects.filter(username=given.username, is_active=True).first()
+    if user is not None and user.check_pin(given.secret):
+        return user, Signature.Method.PIN
+    if user is not None and user.check_password(given.secret):
+        return user, Signature.Method.PASSWORD
+    raise SignatureRefused(
+        f"The password or PIN for {given.username!r} is not right; nothing was signed.", given.username
+    )
+
+
+def _may_sign(user, role: str, table: Table) -> bool:
+    return user_can_supervise(user, table) if role == PIT_MANAGER else user_can_deal(user, table)

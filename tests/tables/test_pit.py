@@ -1,0 +1,182 @@
+"""Signed slips: fills and credits, blind table counts, serial numbers per year."""
+
+import pytest
+from django.utils import timezone
+
+from casino.errors import DomainError, NotAllowed
+from casino.models import AuditEvent
+from ledger.models import Account, Transaction
+from ledger.services import account_get
+from tables.models import ApprovalRequest, Signature, Slip, TableCount
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    credit_request,
+    fill_request,
+    shift_start,
+    slip_void,
+    slips_report,
+    table_count,
+    table_is_open,
+)
+from tables.services.slips import slip_issue
+
+from .conftest import TRAY_OPENING, key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def on_shift(rocket, dana, pete):
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    pete.set_pin("2468")
+    pete.save()
+    return rocket
+
+
+def tray(table):
+    return account_get(kind=Account.Kind.TRAY, table=table).balance
+
+
+def test_a_fill_is_signed_by_the_dealer_and_the_pit_manager_and_moves_chips_from_the_cage(
+    on_shift, dana, pete
+):
+    request = fill_request(
+        table=on_shift,
+        denominations={"25": 20, "5": 100},
+        by=dana,
+        secret="dana-password",
+        device="tablet-1",
+        key=key(),
+    )
+    assert (request.kind, request.amount, tray(on_shift)) == ("fill", 1000, TRAY_OPENING)
+
+    approval_decide(request=request, by=pete, approve=True, secret="2468", device="pit-pc", key=key())
+
+    assert tray(on_shift) == TRAY_OPENING + 1000
+    slip = Slip.objects.get(request=request)
+    signatures = [(s.user, s.role, s.method, s.device) for s in slip.signatures.order_by("at")]
+    assert signatures == [(dana, "dealer", "password", "tablet-1"), (pete, "pit manager", "pin", "pit-pc")]
+    assert slip.transaction.approved_by == pete and slip.transaction.kind == "fill"
+
+
+def test_a_credit_sends_chips_from_the_tray_back_to_the_cage(on_shift, dana, pete):
+    request = credit_request(
+        table=on_shift, denominations={"100": 30}, by=dana, secret="dana-password", key=key()
+    )
+    approval_decide(request=request, by=pete, approve=True, secret="pete-password", key=key())
+
+    assert tray(on_shift) == TRAY_OPENING - 3000
+    assert account_get(kind=Account.Kind.CAGE, casino=on_shift.pit.casino).balance == -TRAY_OPENING + 3000
+
+
+def test_a_wrong_password_signs_nothing_writes_nothing_and_is_logged(on_shift, dana):
+    before = (ApprovalRequest.objects.count(), Slip.objects.count(), Signature.objects.count())
+
+    with pytest.raises(NotAllowed, match="not right"):
+        fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="guess", key=key())
+
+    assert (ApprovalRequest.objects.count(), Slip.objects.count(), Signature.objects.count()) == before
+    assert AuditEvent.objects.get(action="signature_failed").username == "dana"
+
+
+def test_a_pit_manager_cannot_approve_without_signing_afresh(on_shift, dana, pete):
+    request = fill_request(
+        table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key()
+    )
+
+    with pytest.raises(NotAllowed, match="not right"):
+        approval_decide(request=request, by=pete, approve=True, secret="", key=key())
+    assert tray(on_shift) == TRAY_OPENING
+    request.refresh_from_db()
+    assert request.status == "pending"
+
+
+def test_the_requester_of_a_fill_can_never_approve_it(on_shift, pete):
+    request = fill_request(table=on_shift, denominations={"25": 4}, by=pete, secret="2468", key=key())
+    with pytest.raises(NotAllowed, match="another pit manager"):
+        approval_decide(request=request, by=pete, approve=True, secret="2468", key=key())
+
+
+def test_a_rejected_fill_voids_its_slip(on_shift, dana, pete):
+    request = fill_request(
+        table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key()
+    )
+    approval_decide(request=request, by=pete, approve=False, reason="Tray has enough 25s.", key=key())
+
+    slip = Slip.objects.get(request=request)
+    assert slip.status == "voided" and "Tray has enough 25s." in slip.void_reason
+    assert tray(on_shift) == TRAY_OPENING
+
+
+def count(table, kind, denominations, by, witness):
+    return table_count(
+        table=table,
+        kind=kind,
+        denominations=denominations,
+        by=by,
+        counter=SignatureGiven(by.username, f"{by.username}-password"),
+        witness=SignatureGiven(witness.username, f"{witness.username}-password"),
+        key=key(),
+    )
+
+
+def test_a_table_closes_with_a_chip_difference_recorded_and_the_next_opener_checks_it(on_shift, dana, pete):
+    # the tray holds TRAY_OPENING = 10,000 units: 100 x 100
+    opener = count(on_shift, "opener", {"100": 100}, dana, pete)
+    assert table_is_open(on_shift) and opener.difference == 0
+
+    closer = count(on_shift, "closer", {"100": 99, "25": 3}, dana, pete)  # 25 units short
+
+    assert not table_is_open(on_shift)
+    assert (closer.counted, closer.expected, closer.difference) == (9975, 10_000, -25)
+    reopened = count(on_shift, "opener", {"100": 99, "25": 3}, dana, pete)
+    assert reopened.previous_closer == closer and reopened.against_previous_closer == 0
+    assert reopened.slip.signatures.count() == 2
+    actions = AuditEvent.objects.filter(action__in=["table_open", "table_close"]).order_by("at", "pk")
+    assert list(actions.values_list("action", flat=True)) == ["table_open", "table_close", "table_open"]
+
+
+def test_a_count_needs_two_different_people(on_shift, dana):
+    with pytest.raises(NotAllowed, match="second person"):
+        count(on_shift, "opener", {"100": 100}, dana, dana)
+    assert not TableCount.objects.exists()
+
+
+def test_a_table_cannot_close_unopened_or_open_twice(on_shift, dana, pete):
+    with pytest.raises(DomainError, match="not open"):
+        count(on_shift, "closer", {"100": 100}, dana, pete)
+    count(on_shift, "opener", {"100": 100}, dana, pete)
+    with pytest.raises(DomainError, match="already open"):
+        count(on_shift, "opener", {"100": 100}, dana, pete)
+
+
+def test_slip_serials_run_per_year_and_the_report_shows_used_voided_and_missing(on_shift, dana, pete):
+    for amount in (1, 2):
+        fill_request(table=on_shift, denominations={"5": amount}, by=dana, secret="dana-password", key=key())
+    lost = slip_issue(kind=Slip.Kind.VOID, table=on_shift, by=pete)
+    fill_request(table=on_shift, denominations={"5": 4}, by=dana, secret="dana-password", key=key())
+    slips = list(Slip.objects.order_by("serial"))
+    assert [s.serial for s in slips] == [1, 2, 3, 4]
+    slip_void(slip=slips[1], by=pete, reason="Written on the wrong table.")
+    Slip.objects.filter(pk=lost.pk).delete()  # a slip that went missing
+
+    report = slips_report(timezone.localdate().year)
+
+    assert report == {"used": [1, 4], "voided": [2], "missing": [3]}
+
+
+def test_an_approved_void_issues_a_void_slip(rocket, dana, pete):
+    from tables.services import hand_start, hand_void_request
+
+    from .conftest import seat
+
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    seat(rocket, 1, 100, dana)
+    hand = hand_start(table=rocket, bets={1: 10}, by=dana, key=key())
+    request = hand_void_request(hand=hand, by=dana, reason="Misdeal.", expected_seq=0, key=key())
+    approval_decide(request=request, by=pete, approve=True, key=key())
+
+    assert Slip.objects.get(kind="void").hand == hand
+    assert Transaction.objects.filter(hand_id=hand.pk, kind="correction").count() == 1

@@ -1,0 +1,64 @@
+"""A hand as an auditor reviews it, and whether its records replay to what was posted."""
+
+from collections import defaultdict
+
+from django.db.models import Sum
+
+from ledger.models import Account, Posting
+from tables.games import IllegalAction
+from tables.models import CardEvent, Decision, Hand
+
+from .services.engine import engine_for
+
+
+def hand_review(hand: Hand) -> dict:
+    """Cards in order with receivers, decisions with who/device/time, the recorded
+    settlement, the ledger postings, and the replay check."""
+    cards = CardEvent.objects.filter(hand=hand).select_related("keyed_by").order_by("seq", "shoe_position")
+    decisions = Decision.objects.filter(hand=hand).select_related("by").order_by("seq")
+    postings = (
+        Posting.objects.filter(transaction__hand_id=hand.pk)
+        .select_related("account", "transaction")
+        .order_by("transaction__position", "pk")
+    )
+    return {
+        "hand": hand,
+        "cards": list(cards),
+        "decisions": list(decisions),
+        "postings": list(postings),
+        "replay": hand_replay_check(hand),
+    }
+
+
+def hand_replay_check(hand: Hand) -> dict:
+    """Replay the recorded cards and decisions through the engine and compare each
+    seat's result with the net of what the ledger posted to that seat for the hand.
+
+    `matches` is None while the hand is not settled (nothing to compare yet).
+    """
+    try:
+        game = engine_for(hand)
+    except IllegalAction as error:
+        return {"matches": False, "replayed": None, "posted": posted_results(hand), "error": str(error)}
+    if not game.finished or hand.status != Hand.Status.SETTLED:
+        return {"matches": None, "replayed": None, "posted": posted_results(hand), "error": ""}
+    replayed = {
+        str(seat): amount for seat, amount in game.settlement().deltas.items() if isinstance(seat, int)
+    }
+    posted = posted_results(hand)
+    return {"matches": replayed == posted, "replayed": replayed, "posted": posted, "error": ""}
+
+
+def posted_results(hand: Hand) -> dict[str, int]:
+    """Each playing seat's net change from the hand's ledger transactions (bets and settlement)."""
+    seat_of = {session: seat for seat, session in hand.sessions.items()}
+    totals = (
+        Posting.objects.filter(transaction__hand_id=hand.pk, account__kind=Account.Kind.PLAYER)
+        .values("account__ref")
+        .annotate(net=Sum("amount"))
+        .order_by()
+    )
+    results = defaultdict(int, {seat: 0 for seat in hand.sessions})
+    for row in totals:
+        results[seat_of[row["account__ref"]]] += row["net"]
+    return dict(results)

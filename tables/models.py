@@ -364,6 +364,7 @@ class ApprovalRequest(models.Model):
         VOID = "void", "Void (misdeal)"
         FILL = "fill", "Fill"
         CREDIT = "credit", "Credit"
+        CORRECTION = "correction", "Ledger correction"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -375,6 +376,14 @@ class ApprovalRequest(models.Model):
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="approvals")
     amount = models.BigIntegerField(
         null=True, blank=True, help_text="Units, where the request is about money."
+    )
+    transaction = models.ForeignKey(
+        "ledger.Transaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The transaction a correction reverses.",
     )
     reason = models.TextField(blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

@@ -1,6 +1,6 @@
 """Every write at a table, as plain functions named `<entity>_<verb>`."""
 
-from .approvals import approval_decide, hand_void_request
+from .approvals import approval_decide, correction_request, hand_void_request
 from .counts import table_count, table_is_open
 from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
@@ -12,6 +12,7 @@ from .tray import TrayError, credit_request, fill_request, tray_credit, tray_fil
 __all__ = [
     "SignatureGiven",
     "SignatureRefused",
+    "correction_request",
     "credit_request",
     "fill_request",
     "slip_void",

@@ -1,4 +1,4 @@
-"""What waits for a pit manager: large payouts, voids (misdeals), fills and credits.
+"""What waits for a pit manager: large payouts, voids (misdeals), fills, credits, corrections.
 
 Dual control: the member of staff who asked can never decide, and only a pit
 manager on shift in the table's pit may. Approving carries the request out in
@@ -70,6 +70,33 @@ def approval_decide(
     return ApprovalRequest.objects.get(pk=answer["request"])
 
 
+def correction_request(*, transaction: Transaction, by, reason: str, key: str) -> ApprovalRequest:
+    """Ask the pit to reverse a posted transaction (a new, opposite transaction once approved)."""
+    request = {"op": "correction_request", "transaction": str(transaction.pk), "reason": reason}
+    answer = run_once(
+        key=key, request=request, by=by, work=partial(_correction_request, transaction.pk, by, reason)
+    )
+    return ApprovalRequest.objects.get(pk=answer["request"])
+
+
+def _correction_request(transaction_id, by, reason: str) -> dict:
+    if not reason.strip():
+        raise DomainError("Say what is wrong: a correction needs a reason.")
+    original = Transaction.objects.select_related("table").get(pk=transaction_id)
+    if original.table is None:
+        raise DomainError("Only a table's transactions are corrected here; the cage corrects its own.")
+    if original.reverses_id or Transaction.objects.filter(reverses=original).exists():
+        raise DomainError("That transaction is a reversal or has been reversed already.")
+    request = ApprovalRequest.objects.create(
+        kind=ApprovalRequest.Kind.CORRECTION,
+        table=original.table,
+        transaction=original,
+        reason=reason.strip(),
+        requested_by=by,
+    )
+    return {"request": request.pk}
+
+
 def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
     if not reason.strip():
         raise HandError("Say what went wrong: a void request needs a reason.")
@@ -127,6 +154,10 @@ def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, dev
         post_settlement(hand, by=request.requested_by, approved_by=by)
     elif request.kind == ApprovalRequest.Kind.VOID:
         _void(hand, request, by)
+    elif request.kind == ApprovalRequest.Kind.CORRECTION:
+        ledger_reverse(
+            transaction=request.transaction, reason=request.reason, by=request.requested_by, approved_by=by
+        )
     else:
         slip = request.slips.get()
         slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=PIT_MANAGER, device=device)

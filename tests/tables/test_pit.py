@@ -180,3 +180,29 @@ def test_an_approved_void_issues_a_void_slip(rocket, dana, pete):
 
     assert Slip.objects.get(kind="void").hand == hand
     assert Transaction.objects.filter(hand_id=hand.pk, kind="correction").count() == 1
+
+
+def test_a_correction_reverses_a_transaction_once_a_second_person_approves(on_shift, dana, pete):
+    from tables.services import correction_request
+
+    from .conftest import seat
+
+    seat(on_shift, 1, 300, dana)
+    buy_in = Transaction.objects.get(kind="buy_in")
+    request = correction_request(
+        transaction=buy_in, by=dana, reason="Keyed 300, the player gave 30.", key=key()
+    )
+    with pytest.raises(NotAllowed, match="another pit manager"):
+        approval_decide(request=request, by=dana, approve=True, key=key())
+
+    approval_decide(request=request, by=pete, approve=True, key=key())
+
+    reversal = Transaction.objects.get(reverses=buy_in)
+    assert (reversal.kind, reversal.approved_by, reversal.reason) == (
+        "correction",
+        pete,
+        "Keyed 300, the player gave 30.",
+    )
+    assert tray(on_shift) == TRAY_OPENING
+    with pytest.raises(DomainError, match="reversed already"):
+        correction_request(transaction=buy_in, by=dana, reason="Again.", key=key())

@@ -7,6 +7,7 @@ from . import health, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("health/", health.health, name="health"),
+    path("tablet/", include("tables.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,11 +1,10 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from tables.models import Table
+from tables.selectors import tables_visible_to
 
 
 @login_required
 def home(request):
-    """The floor: every table with its pit and game."""
-    tables = Table.objects.select_related("pit__casino").order_by("pit__name", "name")
-    return render(request, "casino/home.html", {"tables": tables})
+    """The floor as this user may see it, each table linking to its tablet screen."""
+    return render(request, "tables/floor.html", {"tables": tables_visible_to(request.user)})

@@ -76,10 +76,32 @@ def table_screen(table: Table) -> dict[str, Any]:
         "table": _table(table),
         "seats": [_table_seat(number, by_seat.get(number), chips) for number in _seat_numbers(table)],
         "shoe": _shoe(shoe) if shoe else None,
-        "open_hand": {"hand": hand.pk, "number": hand.number} if hand else None,
-        "last_hand": {"hand": last.pk, "number": last.number, "status": last.status} if last else None,
+        "open_hand": _hand_link(hand) if hand else None,
+        "last_hand": _hand_link(last) if last else None,
+        "takes_bets": table.game == Game.ROCKET,
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
+        "shoe_note": _shoe_note(table, shoe),
     }
+
+
+def _hand_link(hand: Hand) -> dict[str, Any]:
+    return {
+        "hand": hand.pk,
+        "number": hand.number,
+        "status": hand.status,
+        "status_label": hand.get_status_display(),
+    }
+
+
+def _shoe_note(table: Table, shoe: Shoe | None) -> str:
+    """Why the next hand needs a freshly shuffled shoe first, if it does."""
+    if shoe is None:
+        return "No shoe in play: shuffle one before the first hand."
+    if shoe.cut_card_out:
+        return "The cut card is out: shuffle a new shoe before the next hand."
+    if table.game == Game.BLACKSTONE and shoe.hands.exists():
+        return "Blackstone deals every game from a fresh deck: shuffle before the next game."
+    return ""
 
 
 # Records in, engine out
@@ -271,6 +293,7 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
         "max_take": due.max_take,
         "fold_cards": [list(card) for card in due.fold_cards],
         "draw_fee": draw_fee,
+        "fold_picks_card": bool(hand.options.get("continuous")),
     }
 
 

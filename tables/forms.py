@@ -1,0 +1,86 @@
+"""The tablet's forms: they only parse what a button sent; the services judge it.
+
+Every mutating form carries the idempotency key minted when the page was
+rendered (a retry of the same form sends the same key); hand forms also carry
+the hand's sequence number the screen showed.
+"""
+
+from django import forms
+
+from tables.models import Shoe
+from tables.services.idempotency import MAX_KEY_LENGTH
+from tables.services.shoes import DEFAULT_BURN
+
+
+class KeyedForm(forms.Form):
+    key = forms.CharField(label="Idempotency key", max_length=MAX_KEY_LENGTH)
+
+
+class SeatOpenForm(KeyedForm):
+    seat = forms.IntegerField(label="Seat")
+    buy_in = forms.IntegerField(label="Buy-in")
+    player_name = forms.CharField(label="Player", max_length=100, required=False)
+
+
+class AmountForm(KeyedForm):
+    amount = forms.IntegerField(label="Amount")
+
+
+class ShoeForm(KeyedForm):
+    decks = forms.IntegerField(label="Decks")
+    kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
+    burn = forms.IntegerField(label="Burn", initial=DEFAULT_BURN)
+
+
+class HandStartForm(KeyedForm):
+    """Rocket bets arrive as `bet_<seat>`; a blank or zero bet means the seat sits out."""
+
+    def clean(self):
+        data = super().clean()
+        data["bets"] = {}
+        for name, value in self.data.items():
+            seat, value = name.removeprefix("bet_"), value.strip()
+            if not name.startswith("bet_") or value in ("", "0"):
+                continue
+            if not (seat.isdigit() and value.isdigit()):
+                raise forms.ValidationError(f"Seat {seat}: a bet is a whole number of units, not {value!r}.")
+            data["bets"][int(seat)] = int(value)
+        return data
+
+
+class StepForm(KeyedForm):
+    seq = forms.IntegerField(min_value=0)
+
+
+class CardForm(StepForm):
+    rank = forms.IntegerField(label="Rank", required=False)  # blank: the system shoe's next card
+
+
+class DecideForm(StepForm):
+    move = forms.CharField(max_length=10)
+    count = forms.IntegerField(label="Cards to take", required=False)
+    card_seat = forms.IntegerField(required=False)
+    card_rank = forms.IntegerField(required=False)
+
+    def action(self) -> tuple:
+        """As the engine records it: ("hit",), ("take", 3), ("fold", seat, rank)."""
+        data = self.cleaned_data
+        if data["count"] is not None:
+            return (data["move"], data["count"])
+        if data["card_seat"] is not None and data["card_rank"] is not None:
+            return (data["move"], data["card_seat"], data["card_rank"])
+        return (data["move"],)
+
+
+class VoidForm(StepForm):
+    reason = forms.CharField(label="What went wrong", max_length=500)
+
+
+def form_message(form: forms.Form) -> str:
+    """The form's errors as one sentence for the tablet's banner."""
+    parts = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else None
+        text = " ".join(errors)
+        parts.append(f"{label}: {text}" if label else text)
+    return " ".join(parts)

@@ -1,0 +1,469 @@
+"""The dealer's tablet through the Django test client: every page, every action, and the refusals
+(400, 403, 409) that write nothing."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import Group
+
+from casino.roles import ROLES, grant_role_permissions
+from ledger.models import Account, Transaction
+from ledger.services import account_get
+from tables.models import (
+    ApprovalRequest,
+    CardEvent,
+    Decision,
+    Hand,
+    IdempotentRequest,
+    Incident,
+    SeatSession,
+    Shoe,
+)
+from tables.screens import hand_screen
+from tables.services import approval_decide, hand_start, shift_start
+
+from .conftest import card, decide, key, seat
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def roles(db):
+    """Role groups with their permissions (a transactional test elsewhere may have flushed them)."""
+    for role in ROLES:
+        Group.objects.get_or_create(name=role)
+    grant_role_permissions()
+
+
+@pytest.fixture
+def dealing(client, rocket, dana, pete):
+    """Dana on shift at Rocket 1 and signed in on the tablet; Pete running the pit."""
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    client.force_login(dana)
+    return rocket
+
+
+@pytest.fixture
+def rocket_hand(dealing, dana):
+    """Three players at Rocket 1, bets taken, hand 1 started."""
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat(dealing, number, 200, dana, name)
+    return hand_start(table=dealing, bets={1: 20, 2: 50, 3: 10}, by=dana, key=key())
+
+
+def written():
+    """Counts of everything a tablet action can write."""
+    models = (CardEvent, Decision, Transaction, Hand, SeatSession, Shoe, IdempotentRequest, ApprovalRequest)
+    return tuple(model.objects.count() for model in models)
+
+
+def chips(session):
+    return account_get(kind=Account.Kind.PLAYER, table=session.seat.table, ref=session.pk).balance
+
+
+def step(hand, **fields):
+    """A hand form as the page rendered it: a fresh key and the hand's sequence number."""
+    return {"key": key(), "seq": hand.seq, **fields}
+
+
+def hand_url(hand, action=""):
+    return f"/tablet/hands/{hand.pk}/" + (f"{action}/" if action else "")
+
+
+def page(response) -> str:
+    return response.content.decode()
+
+
+# Pages
+
+
+def test_a_dealer_sees_only_the_tables_she_is_on_shift_at(client, dealing, blackstone):
+    html = page(client.get("/tablet/"))
+
+    assert f'href="/tablet/{dealing.pk}/"' in html
+    assert "Blackstone 1" not in html
+
+
+def test_the_home_page_links_each_visible_table_to_its_tablet(client, dealing, blackstone):
+    html = page(client.get("/"))
+
+    assert f'href="/tablet/{dealing.pk}/"' in html and "Blackstone 1" not in html
+
+
+def test_the_table_screen_offers_seats_the_shoe_and_bets(client, dealing, dana):
+    seat(dealing, 2, 300, dana, "Bob")
+
+    html = page(client.get(f"/tablet/{dealing.pk}/"))
+
+    assert "Bob" in html and "300" in html
+    assert 'name="bet_2"' in html and 'step="10"' in html
+    assert "New shoe" in html and "cards left" in html
+    assert html.count('name="key"') >= 5  # every form carries its own idempotency key
+
+
+def test_every_form_on_a_page_gets_its_own_idempotency_key(client, rocket_hand):
+    keys = re.findall(r'name="key" value="([0-9a-f]{32})"', page(client.get(hand_url(rocket_hand))))
+
+    assert len(keys) >= 10 and len(set(keys)) == len(keys)
+
+
+def test_the_hand_screen_shows_the_keypad_for_a_physical_shoe(client, rocket_hand):
+    html = page(client.get(hand_url(rocket_hand)))
+
+    assert "Next card: seat 1 (deal)." in html
+    assert all(f'name="rank" value="{rank}"' in html for rank in range(1, 11))
+    assert "Ann" in html and "Misdeal" in html
+
+
+def test_a_system_shoe_shows_the_card_to_place_and_records_it(client, dealing, dana):
+    client.post(f"/tablet/{dealing.pk}/shoe/", {"key": key(), "decks": 2, "kind": "system", "burn": 3})
+    seat(dealing, 1, 100, dana)
+    hand = hand_start(table=dealing, bets={1: 10}, by=dana, key=key())
+    shoe = Shoe.objects.get(table=dealing, state=Shoe.State.IN_PLAY)
+    placed = shoe.order[shoe.cards_out]
+
+    html = page(client.get(hand_url(hand)))
+    assert f"Placed the {placed} for seat 1" in html and 'name="rank" value="1"' not in html
+
+    client.post(hand_url(hand, "card"), step(hand, rank=""))
+    assert CardEvent.objects.get(hand=hand).rank == placed
+
+
+# Actions at the table
+
+
+def test_seating_buying_more_and_cashing_out_move_chips(client, dealing):
+    response = client.post(
+        f"/tablet/{dealing.pk}/seats/", {"key": key(), "seat": 4, "buy_in": 150, "player_name": "Dee"}
+    )
+    assert response.status_code == 302
+    session = SeatSession.objects.get(seat__number=4, ended_at=None)
+    assert (session.player_name, chips(session)) == ("Dee", 150)
+
+    client.post(f"/tablet/{dealing.pk}/seats/{session.pk}/buy/", {"key": key(), "amount": 50})
+    assert chips(session) == 200
+
+    client.post(f"/tablet/{dealing.pk}/seats/{session.pk}/leave/", {"key": key()})
+    session.refresh_from_db()
+    assert session.ended_at is not None and chips(session) == 0
+
+
+def test_a_new_shoe_is_shuffled_with_the_decks_kind_and_burn_asked(client, dealing):
+    client.post(f"/tablet/{dealing.pk}/shoe/", {"key": key(), "decks": 6, "kind": "physical", "burn": 2})
+
+    shoe = Shoe.objects.get(table=dealing, state=Shoe.State.IN_PLAY)
+    assert (shoe.decks, shoe.kind, shoe.burn, shoe.cards_out) == (6, "physical", 2, 2)
+
+
+def test_starting_a_rocket_hand_takes_each_seats_bet_and_opens_the_hand(client, dealing, dana):
+    ann, bob = seat(dealing, 1, 200, dana), seat(dealing, 2, 200, dana)
+
+    response = client.post(f"/tablet/{dealing.pk}/hands/", {"key": key(), "bet_1": "30", "bet_2": "0"})
+
+    hand = Hand.objects.get(table=dealing)
+    assert response.status_code == 302 and response["Location"] == hand_url(hand)
+    assert hand.seats == [1] and hand.committed == {"1": 30}
+    assert (chips(ann), chips(bob)) == (170, 200)
+
+
+def test_a_bet_that_is_not_a_multiple_of_ten_is_refused_with_the_rule(client, dealing, dana):
+    seat(dealing, 1, 200, dana)
+    before = written()
+
+    response = client.post(f"/tablet/{dealing.pk}/hands/", {"key": key(), "bet_1": "25"})
+
+    assert response.status_code == 400
+    assert "must be a multiple of 10" in page(response)
+    assert written() == before
+
+
+def test_a_pot_game_starts_with_every_seated_players_ante(client, blackstone, dana, pete):
+    shift_start(user=dana, table=blackstone, by=pete)
+    client.force_login(dana)
+    seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
+
+    assert "Ante 5 from every seated player." in page(client.get(f"/tablet/{blackstone.pk}/"))
+    client.post(f"/tablet/{blackstone.pk}/hands/", {"key": key()})
+
+    assert Hand.objects.get(table=blackstone).committed == {"1": 5, "2": 5}
+
+
+# Actions on a hand
+
+
+def test_a_keyed_card_and_a_decision_are_recorded_against_the_screens_step(client, rocket_hand):
+    hand = rocket_hand
+    for rank in (5, 6, 2, 9):  # seats 1, 2, 3, then the dealer
+        client.post(hand_url(hand, "card"), step(hand, rank=rank))
+        hand.refresh_from_db()
+
+    html = page(client.get(hand_url(hand)))
+    assert "Seat 1 decides" in html and "Fold · pays 10" in html  # 2 tenths x the lower of 5 and 9
+
+    client.post(hand_url(hand, "decide"), step(hand, move="hit"))
+
+    assert Decision.objects.get(hand=hand).action == ["hit"]
+    card = CardEvent.objects.filter(hand=hand).order_by("seq").first()
+    assert (card.rank, card.seat, card.keyed_by.username) == (5, 1, "dana")
+    assert card.device.startswith("tablet")
+
+
+def test_a_finished_hand_lists_who_pays_and_who_is_paid_then_settles(client, rocket_hand, dana):
+    hand = rocket_hand
+    for rank in (5, 6, 2, 9):
+        hand = card(hand, rank, dana)
+    for action, rank in ((("fold",), None), (("fold",), None), (("hit",), 4)):
+        hand = decide(hand, action, dana)
+        if rank:
+            hand = card(hand, rank, dana)
+    hand = card(hand, 9, dana)  # the dealer pairs her 9s: pays seat 3 one tenth x 9
+
+    html = page(client.get(hand_url(hand)))
+    assert "Confirm settlement" in html
+    assert "Seat 1 (Ann)" in html and "fold price" in html and "dealer pair" in html
+
+    response = client.post(hand_url(hand, "settle"), step(hand))
+
+    hand.refresh_from_db()
+    assert response.status_code == 302 and hand.status == Hand.Status.SETTLED
+    sessions = {s.seat.number: s for s in SeatSession.objects.select_related("seat__table")}
+    assert [chips(sessions[n]) for n in (1, 2, 3)] == [190, 170, 209]
+    assert "Next hand" in page(client.get(hand_url(hand)))
+
+
+def test_blackstone_take_starts_at_the_minimum_and_fold_shows_its_price(client, blackstone, dana, pete):
+    shift_start(user=dana, table=blackstone, by=pete)
+    client.force_login(dana)
+    seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
+    hand = hand_start(table=blackstone, by=dana, key=key())
+    hand = card(card(hand, 3, dana), 5, dana)  # seat 1 has the low card
+
+    html = page(client.get(hand_url(hand)))
+    assert 'name="count" min="1"' in html and "Fold · pays 6" in html  # ante 5 + half of W=2
+    assert "white stones (W)" in html
+
+    client.post(hand_url(hand, "decide"), step(hand, move="take", count=2))
+    assert Decision.objects.get(hand=hand).action == ["take", 2]
+
+
+def test_starboard_offers_draw_with_its_fee_and_lock(client, starboard, dana, pete):
+    shift_start(user=dana, table=starboard, by=pete)
+    client.force_login(dana)
+    seat(starboard, 1, 50, dana), seat(starboard, 2, 50, dana)
+    hand = card(card(hand_start(table=starboard, by=dana, key=key()), 3, dana), 8, dana)
+
+    html = page(client.get(hand_url(hand)))
+    assert "Draw · fee 1" in html and "Lock at 2" in html and "Common hand" in html
+
+    client.post(hand_url(hand, "decide"), step(hand, move="lock"))
+    assert Decision.objects.get(hand=hand).action == ["lock"]
+
+
+def test_pairs_fold_names_the_card_it_takes(client, pairs, dana, pete):
+    shift_start(user=dana, table=pairs, by=pete)
+    client.force_login(dana)
+    seat(pairs, 1, 50, dana), seat(pairs, 2, 50, dana)
+    hand = card(card(hand_start(table=pairs, by=dana, key=key()), 4, dana), 6, dana)
+
+    html = page(client.get(hand_url(hand)))
+    assert "Hit" in html and "Fold · takes the 4" in html
+
+    client.post(hand_url(hand, "decide"), step(hand, move="fold"))
+    assert "seat 1 scores 4" in page(client.get(hand_url(hand)))
+
+
+# Refusals write nothing
+
+
+def test_a_rank_the_shoe_cannot_hold_is_refused_with_the_engines_sentence(client, blackstone, dana, pete):
+    shift_start(user=dana, table=blackstone, by=pete)
+    client.force_login(dana)
+    seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
+    hand = card(hand_start(table=blackstone, by=dana, key=key()), 1, dana)  # the deck's only 1
+    before = written()
+
+    response = client.post(hand_url(hand, "card"), step(hand, rank=1))
+
+    assert response.status_code == 400
+    assert "The shoe cannot hold another 1" in page(response)
+    assert written() == before
+    assert Incident.objects.get(hand=hand).kind == Incident.Kind.RANK_REFUSED
+
+
+def test_a_stale_screen_gets_409_the_fresh_state_and_writes_nothing(client, rocket_hand, dana):
+    stale = rocket_hand.seq
+    hand = card(rocket_hand, 5, dana)  # a second tablet keyed seat 1's card
+    before = written()
+
+    response = client.post(hand_url(hand, "card"), {"key": key(), "seq": stale, "rank": 5})
+
+    assert response.status_code == 409
+    html = page(response)
+    assert "The hand has moved on. Refresh" in html
+    assert "Next card: seat 2 (deal)." in html  # the fresh state
+    assert written() == before
+
+
+def test_a_dealer_at_another_table_gets_403_and_writes_nothing(client, rocket_hand, olga, blackstone, pete):
+    shift_start(user=olga, table=blackstone, by=pete)
+    client.force_login(olga)
+    before = written()
+
+    responses = [
+        client.get(hand_url(rocket_hand)),
+        client.get(f"/tablet/{rocket_hand.table_id}/"),
+        client.post(hand_url(rocket_hand, "card"), step(rocket_hand, rank=5)),
+        client.post(f"/tablet/{rocket_hand.table_id}/seats/", {"key": key(), "seat": 5, "buy_in": 10}),
+    ]
+
+    assert [r.status_code for r in responses] == [403, 403, 403, 403]
+    assert "not on shift" in page(responses[0]) and "Ann" not in page(responses[0])
+    assert written() == before
+
+
+def test_an_auditor_may_look_but_not_deal(client, rocket_hand, ada):
+    client.force_login(ada)
+
+    html = page(client.get(hand_url(rocket_hand)))
+
+    assert "Next card: seat 1 (deal)." in html and 'name="rank"' not in html
+    assert client.post(hand_url(rocket_hand, "card"), step(rocket_hand, rank=5)).status_code == 403
+
+
+def test_a_form_without_its_key_is_refused_and_writes_nothing(client, rocket_hand):
+    before = written()
+
+    response = client.post(hand_url(rocket_hand, "card"), {"seq": rocket_hand.seq, "rank": 5})
+
+    assert response.status_code == 400 and "This field is required" in page(response)
+    assert written() == before
+
+
+def test_a_retried_form_with_the_same_key_is_applied_once(client, rocket_hand):
+    form = step(rocket_hand, rank=5)
+
+    first = client.post(hand_url(rocket_hand, "card"), form)
+    again = client.post(hand_url(rocket_hand, "card"), form)  # the response was lost; the tablet retries
+
+    assert (first.status_code, again.status_code) == (302, 302)
+    assert CardEvent.objects.filter(hand=rocket_hand).count() == 1
+
+
+def test_a_retried_seating_with_the_same_key_seats_once(client, dealing):
+    form = {"key": key(), "seat": 4, "buy_in": 150}
+
+    client.post(f"/tablet/{dealing.pk}/seats/", form)
+    client.post(f"/tablet/{dealing.pk}/seats/", form)
+
+    assert SeatSession.objects.filter(seat__number=4).count() == 1
+    assert Transaction.objects.filter(kind="buy_in").count() == 1
+
+
+# htmx: fragments, errors swapped in, polling
+
+
+def test_an_htmx_tap_gets_the_fresh_fragment_back(client, rocket_hand):
+    response = client.post(hand_url(rocket_hand, "card"), step(rocket_hand, rank=5), HTTP_HX_REQUEST="true")
+
+    html = page(response)
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<section id="hand"') and "Next card: seat 2 (deal)." in html
+
+
+def test_an_htmx_refusal_comes_back_as_the_fragment_with_its_message(client, rocket_hand):
+    response = client.post(
+        hand_url(rocket_hand, "decide"), step(rocket_hand, move="hit"), HTTP_HX_REQUEST="true"
+    )
+
+    assert response.status_code == 400
+    assert 'id="hand"' in page(response) and "No decision is due" in page(response)
+
+
+def test_a_second_tablet_polls_and_sees_the_new_state(client, rocket_hand, dana):
+    seq = rocket_hand.seq
+    poll = hand_url(rocket_hand, "poll") + f"?seq={seq}"
+
+    assert client.get(poll, HTTP_HX_REQUEST="true").status_code == 204
+    card(rocket_hand, 5, dana)
+    response = client.get(poll, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200 and "Next card: seat 2 (deal)." in page(response)
+
+
+def test_the_table_screen_polls_for_a_new_hand(client, dealing, dana):
+    seat(dealing, 1, 100, dana)
+    version = re.search(r"poll/\?v=([0-9a-f]+)", page(client.get(f"/tablet/{dealing.pk}/"))).group(1)
+    poll = f"/tablet/{dealing.pk}/poll/?v={version}"
+
+    assert client.get(poll).status_code == 204
+    hand_start(table=dealing, bets={1: 10}, by=dana, key=key())
+    assert "Open hand 1" in page(client.get(poll))
+
+
+# Waiting for the pit
+
+
+def test_a_large_payout_waits_for_the_pit_and_the_tablet_says_so(client, dealing, dana, pete):
+    dealing.payout_approval_threshold = 100
+    dealing.save()
+    seat(dealing, 1, 500, dana)
+    hand = hand_start(table=dealing, bets={1: 500}, by=dana, key=key())
+    for rank in (5, 9):
+        hand = card(hand, rank, dana)
+    hand = card(decide(hand, ("hit",), dana), 4, dana)
+    hand = card(hand, 9, dana)  # the dealer pairs her 9s: pays 450
+
+    client.post(hand_url(hand, "settle"), step(hand))
+    hand.refresh_from_db()
+    html = page(client.get(hand_url(hand)))
+    assert "Waiting for the pit manager to approve the payout" in html and "Confirm settlement" not in html
+
+    request = ApprovalRequest.objects.get(hand=hand)
+    approval_decide(request=request, by=pete, approve=True, key=key())
+    response = client.get(hand_url(hand, "poll") + f"?seq={hand.seq}", HTTP_HX_REQUEST="true")
+    assert "is settled" in page(response)
+
+
+def test_a_misdeal_asks_for_a_reason_and_files_a_void_request(client, rocket_hand, pete):
+    response = client.post(hand_url(rocket_hand, "void"), step(rocket_hand, reason=""))
+    assert response.status_code == 400 and not ApprovalRequest.objects.exists()
+
+    reason = "Two cards came out together"
+    client.post(hand_url(rocket_hand, "void"), step(rocket_hand, reason=reason))
+
+    request = ApprovalRequest.objects.get(hand=rocket_hand)
+    assert (request.kind, request.status, request.reason) == ("void", "pending", reason)
+    html = page(client.get(hand_url(rocket_hand)))
+    assert "Waiting for the pit manager to decide the misdeal" in html and 'name="rank"' not in html
+
+    approval_decide(request=request, by=pete, approve=True, key=key())
+    rocket_hand.refresh_from_db()
+    assert rocket_hand.status == Hand.Status.VOIDED
+    assert "was voided" in page(client.get(hand_url(rocket_hand)))
+
+
+# The screen itself
+
+
+def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
+    rocket_hand, dana, django_assert_num_queries
+):
+    with django_assert_num_queries(6):
+        hand_screen(rocket_hand)
+    hand = rocket_hand
+    for rank in (5, 6, 2, 9):
+        hand = card(hand, rank, dana)
+    hand = decide(hand, ("hit",), dana)
+
+    with django_assert_num_queries(6):
+        screen = hand_screen(hand)
+    assert screen["next"] == {
+        "kind": "card",
+        "to": "seat",
+        "seat": 1,
+        "why": "hit",
+        "says": "Next card: seat 1 (hit).",
+        "place": None,
+    }
+    assert [s["cards"][0]["rank"] for s in screen["seats"]] == [5, 6, 2] and screen["dealer"] == [9]

@@ -151,8 +151,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # Several records have a "kind": each choice set gets its own name in the schema.
+    # Several records have a "kind" or a "status": each choice set gets its own name in the schema.
     "ENUM_NAME_OVERRIDES": {
+        "MoveEnum": "tables.api.serializers.MOVES",
+        "HandStatusEnum": "tables.models.Hand.Status",
+        "ApprovalStatusEnum": "tables.models.ApprovalRequest.Status",
         "ShoeKindEnum": "tables.models.Shoe.Kind",
         "ApprovalKindEnum": "tables.models.ApprovalRequest.Kind",
         "TransactionKindEnum": "ledger.models.Transaction.Kind",

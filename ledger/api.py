@@ -1,0 +1,162 @@
+"""The ledger over HTTP, read-only: transactions with their postings, accounts with their balances.
+
+Pit managers read the ledger of the tables in their pit; auditors and administrators read all of
+it (the cage and the patrons included). Only GET is routed: money moves through the table
+services alone, so a POST, PUT, PATCH or DELETE here is refused (405) and writes nothing.
+"""
+
+from django.db.models import Prefetch, QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.routers import SimpleRouter
+from rest_framework.viewsets import ReadOnlyModelViewSet
+
+from ledger.models import Account, Posting, Transaction
+from tables.api.permissions import ReadsTheLedger
+from tables.api.serializers import DetailSerializer
+from tables.selectors import sees_every_table, tables_visible_to
+
+PAGE_SIZE = 100  # a gaming day at a busy table is a few hundred transactions: a handful of pages
+MAX_PAGE_SIZE = 1000
+
+
+class LedgerPage(PageNumberPagination):
+    page_size = PAGE_SIZE
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+
+class PostingSerializer(serializers.ModelSerializer):
+    account_code = serializers.CharField(source="account.code", read_only=True)
+
+    class Meta:
+        model = Posting
+        fields = ["account", "account_code", "amount", "reason"]
+
+
+class TransactionSerializer(serializers.ModelSerializer):
+    hand = serializers.IntegerField(source="hand_id", read_only=True, allow_null=True)
+    chain = serializers.CharField(source="chain.name", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    approved_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    postings = PostingSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Transaction
+        fields = [
+            "id",
+            "kind",
+            "memo",
+            "casino",
+            "table",
+            "hand",
+            "created_at",
+            "created_by",
+            "approved_by",
+            "reverses",
+            "reason",
+            "chain",
+            "position",
+            "prev_hash",
+            "hash",
+            "postings",
+        ]
+
+
+class AccountSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Account
+        fields = ["id", "code", "kind", "label", "casino", "table", "ref", "floor", "balance"]
+
+
+class TransactionFilter(serializers.Serializer):
+    table = serializers.IntegerField(required=False, help_text="Only this table's transactions.")
+    hand = serializers.IntegerField(required=False, help_text="Only what this hand caused.")
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices, required=False)
+
+
+class AccountFilter(serializers.Serializer):
+    table = serializers.IntegerField(required=False, help_text="Only this table's accounts.")
+    hand = serializers.IntegerField(required=False, help_text="Only this hand's wager and pot accounts.")
+    kind = serializers.ChoiceField(choices=Account.Kind.choices, required=False)
+
+
+def in_reach(user, rows: QuerySet) -> QuerySet:
+    """Everything for auditors and administrators; the user's tables' rows for pit managers."""
+    return rows if sees_every_table(user) else rows.filter(table__in=tables_visible_to(user))
+
+
+def filters(filter_class, request) -> dict:
+    given = filter_class(data=request.query_params)
+    given.is_valid(raise_exception=True)
+    return given.validated_data
+
+
+LEDGER_REFUSALS = {
+    400: OpenApiResponse(description='A malformed filter: {"field": ["message"]}.'),
+    401: OpenApiResponse(DetailSerializer, description="No valid token or session."),
+    403: OpenApiResponse(DetailSerializer, description="Dealers do not read the ledger."),
+}
+
+
+class LedgerViewSet(ReadOnlyModelViewSet):
+    permission_classes = [IsAuthenticated, ReadsTheLedger]
+    pagination_class = LedgerPage
+
+
+@extend_schema(responses={200: TransactionSerializer, **LEDGER_REFUSALS})
+class TransactionViewSet(LedgerViewSet):
+    """Ledger transactions with their postings, oldest first (filter by table, hand, kind)."""
+
+    serializer_class = TransactionSerializer
+    lookup_value_converter = "uuid"
+
+    def get_queryset(self):
+        postings = Posting.objects.select_related("account").order_by("pk")
+        rows = Transaction.objects.select_related("chain", "created_by", "approved_by").prefetch_related(
+            Prefetch("postings", queryset=postings)
+        )
+        rows = in_reach(self.request.user, rows).order_by("created_at", "position")
+        if self.action != "list":
+            return rows
+        wanted = filters(TransactionFilter, self.request)
+        where = {"table_id": wanted.get("table"), "hand_id": wanted.get("hand"), "kind": wanted.get("kind")}
+        return rows.filter(**{field: value for field, value in where.items() if value is not None})
+
+    @extend_schema(
+        parameters=[TransactionFilter], responses={200: TransactionSerializer(many=True), **LEDGER_REFUSALS}
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+
+@extend_schema(responses={200: AccountSerializer, **LEDGER_REFUSALS})
+class AccountViewSet(LedgerViewSet):
+    """Accounts with their balances (filter by table, hand, kind)."""
+
+    serializer_class = AccountSerializer
+    lookup_value_converter = "int"
+
+    def get_queryset(self):
+        rows = in_reach(self.request.user, Account.objects.order_by("code"))
+        if self.action != "list":
+            return rows
+        wanted = filters(AccountFilter, self.request)
+        if "hand" in wanted:
+            rows = rows.filter(kind__in=[Account.Kind.WAGER, Account.Kind.POT], ref=wanted["hand"])
+        where = {"table_id": wanted.get("table"), "kind": wanted.get("kind")}
+        return rows.filter(**{field: value for field, value in where.items() if value is not None})
+
+    @extend_schema(
+        parameters=[AccountFilter], responses={200: AccountSerializer(many=True), **LEDGER_REFUSALS}
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+
+router = SimpleRouter(use_regex_path=False)
+router.register("ledger/transactions", TransactionViewSet, basename="ledger-transaction")
+router.register("ledger/accounts", AccountViewSet, basename="ledger-account")
+urlpatterns = router.urls

@@ -1,0 +1,368 @@
+"""What the API accepts and what it answers.
+
+Request serializers check the shape of what was sent (a field-level 400 names
+the field); whether the rules allow it is the services' call. Response
+serializers render records; none of them writes.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tables.games import Move
+from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, RANKS
+from tables.models import ApprovalRequest, Game, Hand, SeatSession, Shoe, Table
+from tables.services.shoes import DEFAULT_BURN, MAX_BURN
+
+MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
+
+# Requests
+
+
+class SeatOpenSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
+    buy_in = serializers.IntegerField(min_value=1, help_text="Chips given, in units.")
+    player_name = serializers.CharField(max_length=100, allow_blank=True, default="")
+
+
+class BuyInSerializer(serializers.Serializer):
+    amount = serializers.IntegerField(min_value=1, help_text="More chips for the seated player, in units.")
+
+
+class ShoeStartSerializer(serializers.Serializer):
+    decks = serializers.IntegerField(min_value=MIN_DECKS, max_value=MAX_DECKS)
+    kind = serializers.ChoiceField(choices=Shoe.Kind.choices, default=Shoe.Kind.PHYSICAL)
+    burn = serializers.IntegerField(min_value=0, max_value=MAX_BURN, default=DEFAULT_BURN)
+
+
+class HandStartSerializer(serializers.Serializer):
+    bets = serializers.DictField(
+        child=serializers.IntegerField(min_value=1),
+        default=dict,
+        help_text='Rocket: seat number to bet in units, e.g. {"1": 20, "3": 50}. Other games: omit.',
+    )
+
+    def validate_bets(self, bets: dict) -> dict[int, int]:
+        try:
+            seats = {int(seat): bet for seat, bet in bets.items()}
+        except ValueError:
+            raise serializers.ValidationError('Bets are keyed by seat number, e.g. {"1": 20}.') from None
+        if any(seat < 1 for seat in seats):
+            raise serializers.ValidationError("Seats are numbered from 1.")
+        return seats
+
+
+class ExpectedSeqSerializer(serializers.Serializer):
+    expected_seq = serializers.IntegerField(
+        min_value=0, help_text="The hand's `seq` as the sender last saw it; any other value is a 409."
+    )
+
+
+class CardSerializer(ExpectedSeqSerializer):
+    rank = serializers.IntegerField(
+        min_value=min(RANKS),
+        max_value=max(RANKS),
+        allow_null=True,
+        default=None,
+        help_text="The rank that came out of a physical shoe; null: a system shoe's next card.",
+    )
+
+
+class TableCardSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(min_value=min(RANKS), max_value=max(RANKS))
+    expected_seq = serializers.IntegerField(
+        min_value=0,
+        allow_null=True,
+        default=None,
+        help_text="Optional: a card-reading shoe reads cards in the order they leave it, so it has no "
+        "screen to go stale; when given, a different `seq` is a 409 as elsewhere.",
+    )
+
+
+class DecisionSerializer(ExpectedSeqSerializer):
+    move = serializers.ChoiceField(choices=MOVES)
+    count = serializers.IntegerField(min_value=1, required=False, help_text="Blackstone: cards to take.")
+    card = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=2,
+        max_length=2,
+        required=False,
+        help_text="Continuous Pairs: the [seat, rank] card a fold takes.",
+    )
+
+    def validate(self, data: dict) -> dict:
+        move = data["move"]
+        if move == Move.TAKE and "count" not in data:
+            raise serializers.ValidationError({"count": ["Say how many cards to take."]})
+        if move != Move.TAKE and "count" in data:
+            raise serializers.ValidationError({"count": ["Only a take has a count."]})
+        if move != Move.FOLD and "card" in data:
+            raise serializers.ValidationError({"card": ["Only a fold takes a card."]})
+        return data
+
+    @property
+    def action(self) -> tuple:
+        """The decision as the services record it: ("hit",), ("take", 3), ("fold", 4, 7)."""
+        data = self.validated_data
+        return (data["move"], *([data["count"]] if "count" in data else []), *data.get("card", []))
+
+
+class VoidRequestSerializer(ExpectedSeqSerializer):
+    reason = serializers.CharField(max_length=500, help_text="What went wrong (a misdeal, ...).")
+
+
+class ApprovalDecisionSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=500, allow_blank=True, default="", help_text="Required to reject; optional to approve."
+    )
+
+
+# Responses
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="What was wrong, in a sentence staff understand.")
+
+
+class SeatSessionSerializer(serializers.ModelSerializer):
+    table = serializers.IntegerField(source="seat.table_id", read_only=True)
+    seat = serializers.IntegerField(source="seat.number", read_only=True)
+    chips = serializers.SerializerMethodField(help_text="Chips in front of the player, in units.")
+
+    class Meta:
+        model = SeatSession
+        fields = ["id", "table", "seat", "player_name", "buy_in", "chips", "started_at", "ended_at"]
+
+    @extend_schema_field(OpenApiTypes.INT)
+    def get_chips(self, session: SeatSession) -> int:
+        return self.context["chips"].get(session.pk, 0)
+
+
+class TableSerializer(serializers.ModelSerializer):
+    pit = serializers.CharField(source="pit.name", read_only=True)
+    casino = serializers.CharField(source="pit.casino.name", read_only=True)
+    shoe = serializers.IntegerField(
+        source="shoe_in_play", read_only=True, allow_null=True, help_text="The shoe in play, if any."
+    )
+    open_hand = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="The hand in progress or awaiting approval, if any."
+    )
+
+    class Meta:
+        model = Table
+        fields = [
+            "id",
+            "name",
+            "pit",
+            "casino",
+            "game",
+            "min_bet",
+            "max_bet",
+            "chip_unit_cents",
+            "options",
+            "payout_approval_threshold",
+            "shoe",
+            "open_hand",
+        ]
+
+
+class TableDetailSerializer(TableSerializer):
+    seats = serializers.SerializerMethodField(help_text="The players seated now, by seat number.")
+
+    class Meta(TableSerializer.Meta):
+        fields = TableSerializer.Meta.fields + ["seats"]
+
+    @extend_schema_field(SeatSessionSerializer(many=True))
+    def get_seats(self, table: Table) -> list[dict]:
+        return SeatSessionSerializer(self.context["seated"], many=True, context=self.context).data
+
+
+class ShoeSerializer(serializers.ModelSerializer):
+    cards_left = serializers.SerializerMethodField(help_text="Cards still in the shoe.")
+    order = serializers.SerializerMethodField(help_text="A system shoe's card order, once it is retired.")
+    salt = serializers.SerializerMethodField(help_text="A system shoe's salt, once it is retired.")
+
+    class Meta:
+        model = Shoe
+        fields = [
+            "id",
+            "table",
+            "decks",
+            "kind",
+            "burn",
+            "penetration",
+            "state",
+            "created_at",
+            "retired_at",
+            "cards_out",
+            "cards_left",
+            "cut_position",
+            "cut_card_out",
+            "commitment",
+            "order",
+            "salt",
+        ]
+
+    @extend_schema_field(OpenApiTypes.INT)
+    def get_cards_left(self, shoe: Shoe) -> int:
+        return DECK_SIZE * shoe.decks - shoe.cards_out
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField(), allow_null=True))
+    def get_order(self, shoe: Shoe) -> list[int] | None:
+        # Shown only once the shoe is out of play: earlier it would tell the next cards.
+        return shoe.order if shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_salt(self, shoe: Shoe) -> str | None:
+        return shoe.salt if shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM else None
+
+
+class ApprovalSerializer(serializers.ModelSerializer):
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = ApprovalRequest
+        fields = [
+            "id",
+            "kind",
+            "table",
+            "hand",
+            "amount",
+            "reason",
+            "requested_by",
+            "requested_at",
+            "status",
+            "decided_by",
+            "decided_at",
+            "decision_reason",
+        ]
+
+
+# The hand as the tablet shows it: `tables.screens.hand_screen`, described field by field.
+
+
+class ScreenTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    game_name = serializers.CharField()
+    min_bet = serializers.IntegerField()
+    max_bet = serializers.IntegerField()
+
+
+class ScreenCardSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: a card dealt face down.")
+    why = serializers.CharField(help_text="deal, tiebreak, hit, take, replace, in play, ...")
+    discarded = serializers.BooleanField(help_text="Replaced as a pair on the deal.")
+
+
+class ScreenSeatSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    player = serializers.CharField(allow_blank=True)
+    chips = serializers.IntegerField(help_text="Chips in front of the player, in units.")
+    committed = serializers.IntegerField(help_text="Bet or ante taken up front, in units.")
+    cards = ScreenCardSerializer(many=True)
+    status = serializers.CharField(allow_blank=True, help_text='The seat\'s standing: "in", "folded", ...')
+    to_act = serializers.BooleanField()
+    card_due = serializers.BooleanField()
+
+
+class ScreenNextSerializer(serializers.Serializer):
+    """What the hand waits for, as the rules engine says."""
+
+    kind = serializers.ChoiceField(choices=["card", "decision", "finished"])
+    says = serializers.CharField(help_text="The sentence the tablet shows.")
+    seat = serializers.IntegerField(required=False, allow_null=True)
+    to = serializers.CharField(required=False, help_text="card: seat, dealer, common or centre.")
+    why = serializers.CharField(required=False, help_text="card: deal, tiebreak, hit, take, draw, ...")
+    place = serializers.IntegerField(
+        required=False, allow_null=True, help_text="A system shoe: the rank of the card to place next."
+    )
+
+
+class ScreenShoeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Shoe.Kind.choices)
+    physical = serializers.BooleanField()
+    decks = serializers.IntegerField()
+    burn = serializers.IntegerField()
+    cards_out = serializers.IntegerField()
+    cards_left = serializers.IntegerField()
+    cut_position = serializers.IntegerField(allow_null=True)
+    cut_card_out = serializers.BooleanField()
+    in_play = serializers.BooleanField()
+
+
+class ScreenActionsSerializer(serializers.Serializer):
+    """The legal decisions of the seat to act; post one to /api/hands/{id}/decisions/."""
+
+    seat = serializers.IntegerField()
+    moves = serializers.ListField(child=serializers.ChoiceField(choices=MOVES))
+    fold_price = serializers.IntegerField(allow_null=True, help_text="What a fold costs now, in units.")
+    min_take = serializers.IntegerField(allow_null=True)
+    max_take = serializers.IntegerField(allow_null=True)
+    fold_cards = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Continuous Pairs: the [seat, rank] cards a fold may take.",
+    )
+    draw_fee = serializers.IntegerField(allow_null=True, help_text="Starboard: what a draw costs.")
+    fold_picks_card = serializers.BooleanField()
+
+
+class ScreenPaymentSerializer(serializers.Serializer):
+    party = serializers.CharField(help_text='A seat number, "house", "carry".')
+    who = serializers.CharField()
+    amount = serializers.IntegerField()
+    reason = serializers.CharField()
+
+
+class ScreenSettlementSerializer(serializers.Serializer):
+    """Who pays and who is paid, for the dealer to confirm."""
+
+    pays = ScreenPaymentSerializer(many=True)
+    paid = ScreenPaymentSerializer(many=True)
+    net = serializers.DictField(child=serializers.IntegerField(), help_text="Party to its net change.")
+    carry_out = serializers.IntegerField()
+    shortfalls = serializers.DictField(child=serializers.IntegerField())
+    result = serializers.DictField(help_text="Game-specific facts (Pairs: the scorer and points).")
+
+
+class ScreenApprovalSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ApprovalRequest.Kind.choices)
+    kind_label = serializers.CharField()
+    status = serializers.ChoiceField(choices=ApprovalRequest.Status.choices)
+    amount = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+    decision_reason = serializers.CharField(allow_blank=True)
+
+
+class HandScreenSerializer(serializers.Serializer):
+    """A hand as the tablet shows it, rebuilt from its records (`tables.screens.hand_screen`)."""
+
+    hand = serializers.IntegerField(help_text="The hand's id.")
+    number = serializers.IntegerField(help_text="Hands are numbered per table from 1.")
+    table = ScreenTableSerializer()
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    status_label = serializers.CharField()
+    seq = serializers.IntegerField(help_text="Send it back as `expected_seq` with the next step.")
+    seats = ScreenSeatSerializer(many=True)
+    dealer = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="Rocket: the dealer's cards."
+    )
+    common = serializers.DictField(allow_null=True, help_text="Starboard: cards, discards, button.")
+    centre = serializers.DictField(
+        allow_null=True, help_text="Blackstone: white stones and black-stone seats."
+    )
+    pot = serializers.IntegerField(allow_null=True)
+    scores = serializers.DictField(allow_null=True, help_text="Pairs: scores going in and the target.")
+    turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
+    next = ScreenNextSerializer()
+    shoe = ScreenShoeSerializer()
+    actions = ScreenActionsSerializer(allow_null=True)
+    settlement = ScreenSettlementSerializer(allow_null=True)
+    approvals = ScreenApprovalSerializer(many=True)
+    waiting_for = serializers.ChoiceField(
+        choices=ApprovalRequest.Kind.choices, allow_null=True, help_text="The pending request, if any."
+    )

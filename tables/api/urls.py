@@ -1,0 +1,14 @@
+"""Routes of the table operations; `casino.api_urls` mounts them under /api/."""
+
+from rest_framework.routers import SimpleRouter
+
+from . import views
+
+router = SimpleRouter(use_regex_path=False)
+router.register("tables", views.TableViewSet, basename="table")
+router.register("seat-sessions", views.SeatSessionViewSet, basename="seat-session")
+router.register("shoes", views.ShoeViewSet, basename="shoe")
+router.register("hands", views.HandViewSet, basename="hand")
+router.register("approvals", views.ApprovalViewSet, basename="approval")
+
+urlpatterns = router.urls

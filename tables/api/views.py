@@ -1,0 +1,408 @@
+"""The table operations over HTTP: tables, seats, shoes, hands, cards, decisions, approvals.
+
+Every change follows the same steps: find the record and the table it belongs
+to; refuse (403) a user who may not change things there; read the
+`Idempotency-Key` header (400 without one) and the `X-Device` header; check the
+body's shape (400 naming the field); call one service; render the record. The
+services run everything in one transaction under the key, so a refusal at any
+step writes nothing, and a retry with the same key gets the first answer.
+"""
+
+from django.db.models import OuterRef, QuerySet, Subquery
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.viewsets import GenericViewSet
+
+from ledger.models import Account
+from tables.models import ApprovalRequest, CardEvent, Hand, SeatSession, Shoe, Table
+from tables.screens import hand_screen
+from tables.selectors import tables_visible_to
+from tables.services import (
+    HandError,
+    approval_decide,
+    hand_decide,
+    hand_record_card,
+    hand_settle,
+    hand_start,
+    hand_void_request,
+    seat_buy_in,
+    seat_close,
+    seat_open,
+    shoe_retire,
+    shoe_start,
+)
+from tables.services.idempotency import MAX_KEY_LENGTH
+
+from . import serializers as s
+from .permissions import DealsAtTheTable, SupervisesTheTable
+
+DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
+
+CHANGE_HEADERS = [
+    OpenApiParameter(
+        "Idempotency-Key",
+        str,
+        OpenApiParameter.HEADER,
+        required=True,
+        description=f"1 to {MAX_KEY_LENGTH} characters, new for every change (a UUID); send the same "
+        "key again to retry a request whose answer was lost: the first answer comes back, nothing "
+        "is done twice.",
+    ),
+    OpenApiParameter(
+        "X-Device",
+        str,
+        OpenApiParameter.HEADER,
+        description="The tablet or shoe sending the request; recorded on card events and decisions.",
+    ),
+]
+
+
+def refusals(*codes: int) -> dict[int, OpenApiResponse]:
+    """The documented error answers; on every one of them nothing was written."""
+    known = {
+        400: OpenApiResponse(
+            OpenApiTypes.OBJECT,
+            description='Refused, nothing written: {"field": ["message"]} for a malformed request '
+            '(the header names count as fields), or {"detail": "message"} when the rules refuse it.',
+        ),
+        401: OpenApiResponse(s.DetailSerializer, description="No valid token or session."),
+        403: OpenApiResponse(
+            s.DetailSerializer,
+            description="Not signed in (session), not on shift at this table, or a role that cannot "
+            "change anything; nothing written.",
+        ),
+        409: OpenApiResponse(
+            s.DetailSerializer,
+            description="The hand has moved on since `expected_seq`: refresh and decide again; "
+            "nothing written.",
+        ),
+    }
+    return {code: known[code] for code in codes}
+
+
+CHANGE_REFUSALS = refusals(400, 401, 403)
+HAND_REFUSALS = refusals(400, 401, 403, 409)
+READ_REFUSALS = refusals(401, 403)
+
+
+def idempotency_key(request) -> str:
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise ValidationError(
+            {
+                "Idempotency-Key": [
+                    f"Send an Idempotency-Key header of 1 to {MAX_KEY_LENGTH} characters: new for every "
+                    "change, the same when retrying it."
+                ]
+            }
+        )
+    return key
+
+
+def device(request) -> str:
+    name = request.headers.get("X-Device", "").strip()
+    if len(name) > DEVICE_MAX_LENGTH:
+        raise ValidationError({"X-Device": [f"A device name has at most {DEVICE_MAX_LENGTH} characters."]})
+    return name
+
+
+def parsed(serializer_class, request) -> dict:
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def with_play(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """Tables with the shoe in play and the open hand, each in the same query."""
+    in_play = Shoe.objects.filter(table=OuterRef("pk"), state=Shoe.State.IN_PLAY)
+    open_hand = Hand.objects.filter(table=OuterRef("pk"), status__in=Hand.OPEN)
+    return tables.select_related("pit__casino").annotate(
+        shoe_in_play=Subquery(in_play.values("pk")[:1]), open_hand=Subquery(open_hand.values("pk")[:1])
+    )
+
+
+def chips_of(sessions) -> dict[int, int]:
+    """Seat session id to the chips in front of its player (the player accounts' cached balances)."""
+    accounts = Account.objects.filter(kind=Account.Kind.PLAYER, ref__in=[x.pk for x in sessions])
+    return dict(accounts.values_list("ref", "balance"))
+
+
+def hand_response(hand: Hand, code: int = status.HTTP_200_OK) -> Response:
+    """The hand as the tablet shows it, the same dict its screen is drawn from."""
+    return Response(hand_screen(hand), status=code)
+
+
+def session_body(session: SeatSession) -> dict:
+    return s.SeatSessionSerializer(session, context={"chips": chips_of([session])}).data
+
+
+class TableAPI(GenericViewSet):
+    permission_classes = [IsAuthenticated, DealsAtTheTable]
+    parser_classes = [JSONParser]
+    lookup_value_converter = "int"
+
+
+@extend_schema(responses={200: s.TableSerializer(many=True), **READ_REFUSALS})
+class TableViewSet(TableAPI, mixins.ListModelMixin):
+    """The tables the user may see: their shift's tables (auditors: every table)."""
+
+    serializer_class = s.TableSerializer
+
+    def get_queryset(self):
+        if self.action == "list":
+            return with_play(tables_visible_to(self.request.user))
+        return with_play(Table.objects.all())
+
+    @extend_schema(responses={200: s.TableDetailSerializer, **READ_REFUSALS})
+    def retrieve(self, request, pk=None):
+        table = self.get_object()
+        seated = (
+            SeatSession.objects.filter(seat__table=table, ended_at=None)
+            .select_related("seat")
+            .order_by("seat__number")
+        )
+        context = {"seated": seated, "chips": chips_of(seated)}
+        return Response(s.TableDetailSerializer(table, context=context).data)
+
+    @extend_schema(
+        summary="Seat a player with a buy-in",
+        request=s.SeatOpenSerializer,
+        responses={201: s.SeatSessionSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def seats(self, request, pk=None):
+        table, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.SeatOpenSerializer, request)
+        session = seat_open(table=table, **data, by=request.user, key=key)
+        return Response(session_body(session), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Start a new shoe (retires the one in play)",
+        request=s.ShoeStartSerializer,
+        responses={201: s.ShoeSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def shoes(self, request, pk=None):
+        table, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.ShoeStartSerializer, request)
+        shoe = shoe_start(table=table, **data, by=request.user, device=device(request), key=key)
+        return Response(s.ShoeSerializer(shoe).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Start the table's next hand",
+        request=s.HandStartSerializer,
+        responses={201: s.HandScreenSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def hands(self, request, pk=None):
+        table, key = self.get_object(), idempotency_key(request)
+        bets = parsed(s.HandStartSerializer, request)["bets"]
+        hand = hand_start(table=table, bets=bets, by=request.user, device=device(request), key=key)
+        return hand_response(hand, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="A card read by a card-reading shoe: recorded on the table's open hand",
+        request=s.TableCardSerializer,
+        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def cards(self, request, pk=None):
+        table, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.TableCardSerializer, request)
+        hand = Hand.objects.filter(table=table, status__in=Hand.OPEN).first()
+        if hand is None:
+            raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
+        seq = hand.seq if data["expected_seq"] is None else data["expected_seq"]
+        hand = hand_record_card(
+            hand=hand, rank=data["rank"], by=request.user, device=device(request), expected_seq=seq, key=key
+        )
+        return hand_response(hand, status.HTTP_201_CREATED)
+
+
+@extend_schema(responses={200: s.SeatSessionSerializer, **READ_REFUSALS})
+class SeatSessionViewSet(TableAPI, mixins.RetrieveModelMixin):
+    """A player's stay at a seat: buy more chips, cash out."""
+
+    queryset = SeatSession.objects.select_related("seat__table__pit")
+    serializer_class = s.SeatSessionSerializer
+
+    def retrieve(self, request, pk=None):
+        return Response(session_body(self.get_object()))
+
+    @extend_schema(
+        summary="The seated player buys more chips",
+        request=s.BuyInSerializer,
+        responses={200: s.SeatSessionSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"], url_path="buy-in")
+    def buy_in(self, request, pk=None):
+        session, key = self.get_object(), idempotency_key(request)
+        amount = parsed(s.BuyInSerializer, request)["amount"]
+        return Response(session_body(seat_buy_in(session=session, amount=amount, by=request.user, key=key)))
+
+    @extend_schema(
+        summary="The player leaves with every chip in front of them",
+        request=None,
+        responses={200: s.SeatSessionSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"], url_path="cash-out")
+    def cash_out(self, request, pk=None):
+        session, key = self.get_object(), idempotency_key(request)
+        return Response(session_body(seat_close(session=session, by=request.user, key=key)))
+
+
+@extend_schema(responses={200: s.ShoeSerializer, **READ_REFUSALS})
+class ShoeViewSet(TableAPI, mixins.RetrieveModelMixin):
+    """A shoe: cards left, the cut card, and a system shoe's order and salt once retired."""
+
+    queryset = Shoe.objects.select_related("table__pit")
+    serializer_class = s.ShoeSerializer
+
+    @extend_schema(
+        summary="Take the shoe out of play",
+        request=None,
+        responses={200: s.ShoeSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def retire(self, request, pk=None):
+        shoe, key = self.get_object(), idempotency_key(request)
+        return Response(s.ShoeSerializer(shoe_retire(shoe=shoe, by=request.user, key=key)).data)
+
+
+@extend_schema(responses={200: s.HandScreenSerializer, **READ_REFUSALS})
+class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
+    """A hand as the tablet shows it, and every step of it."""
+
+    queryset = Hand.objects.select_related("table__pit", "shoe")
+    serializer_class = s.HandScreenSerializer
+
+    def retrieve(self, request, pk=None):
+        return hand_response(self.get_object())
+
+    @extend_schema(
+        summary="Record the card that left the shoe for whoever is due one",
+        request=s.CardSerializer,
+        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def cards(self, request, pk=None):
+        hand, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.CardSerializer, request)
+        hand = hand_record_card(hand=hand, **data, by=request.user, device=device(request), key=key)
+        return hand_response(hand, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Record the decision of the seat due to act",
+        request=s.DecisionSerializer,
+        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def decisions(self, request, pk=None):
+        hand, key = self.get_object(), idempotency_key(request)
+        decision = s.DecisionSerializer(data=request.data)
+        decision.is_valid(raise_exception=True)
+        hand = hand_decide(
+            hand=hand,
+            action=decision.action,
+            by=request.user,
+            device=device(request),
+            expected_seq=decision.validated_data["expected_seq"],
+            key=key,
+        )
+        return hand_response(hand, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Confirm the settlement of a finished hand",
+        description="Posts the settlement and closes the hand, or, when a payout is above the table's "
+        'threshold, leaves it "awaiting_approval" with a payout request for the pit.',
+        request=s.ExpectedSeqSerializer,
+        responses={200: s.HandScreenSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def settle(self, request, pk=None):
+        hand, key = self.get_object(), idempotency_key(request)
+        seq = parsed(s.ExpectedSeqSerializer, request)["expected_seq"]
+        return hand_response(hand_settle(hand=hand, by=request.user, expected_seq=seq, key=key))
+
+    @extend_schema(
+        summary="Ask the pit to void the hand (a misdeal)",
+        request=s.VoidRequestSerializer,
+        responses={201: s.ApprovalSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def void(self, request, pk=None):
+        hand, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.VoidRequestSerializer, request)
+        approval = hand_void_request(hand=hand, **data, by=request.user, key=key)
+        return Response(s.ApprovalSerializer(approval).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(responses={200: s.ApprovalSerializer, **READ_REFUSALS})
+class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet):
+    """What waits for a pit manager: large payouts and voids."""
+
+    permission_classes = [IsAuthenticated, SupervisesTheTable]
+    parser_classes = [JSONParser]
+    serializer_class = s.ApprovalSerializer
+    lookup_value_converter = "int"
+
+    def get_queryset(self):
+        requests = ApprovalRequest.objects.select_related("table__pit", "requested_by", "decided_by")
+        if self.action != "list":
+            return requests
+        pending = requests.filter(
+            status=ApprovalRequest.Status.PENDING, table__in=tables_visible_to(self.request.user)
+        ).order_by("requested_at", "pk")
+        table = self.request.query_params.get("table")
+        return pending.filter(table=table) if table and table.isdigit() else pending
+
+    @extend_schema(
+        summary="Pending requests at the tables the user may see",
+        parameters=[OpenApiParameter("table", int, description="Only this table's requests.")],
+        responses={200: s.ApprovalSerializer(many=True), **READ_REFUSALS},
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Approve: the payout is posted, or the voided hand's postings reversed",
+        request=s.ApprovalDecisionSerializer,
+        responses={200: s.ApprovalSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        return self._decide(request, approve=True)
+
+    @extend_schema(
+        summary="Reject, with a reason",
+        request=s.ApprovalDecisionSerializer,
+        responses={200: s.ApprovalSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        return self._decide(request, approve=False)
+
+    def _decide(self, request, *, approve: bool) -> Response:
+        pending, key = self.get_object(), idempotency_key(request)
+        reason = parsed(s.ApprovalDecisionSerializer, request)["reason"]
+        decided = approval_decide(request=pending, by=request.user, approve=approve, reason=reason, key=key)
+        return Response(s.ApprovalSerializer(decided).data)

@@ -1,0 +1,84 @@
+"""Shoes: start one (the old one retires), read what is left and the cut card, retire it."""
+
+import pytest
+
+from tables.models import Shoe
+from tables.services.shoes import shoe_commitment
+
+from .conftest import records
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_new_shoe_retires_the_one_in_play_and_burns_its_cards(as_dana, rocket):
+    old = rocket.shoes.get(state="in_play")
+
+    response = as_dana.change(
+        f"/api/tables/{rocket.pk}/shoes/",
+        {"decks": 6, "kind": "physical", "burn": 3},
+        HTTP_X_DEVICE="tablet-7",
+    )
+
+    assert response.status_code == 201
+    shoe = response.json()
+    assert (shoe["decks"], shoe["state"], shoe["burn"], shoe["cards_out"]) == (6, "in_play", 3, 3)
+    assert shoe["cards_left"] == 6 * 55 - 3
+    assert shoe["cut_position"] == 264 and shoe["cut_card_out"] is False  # 0.8 x 330
+    assert set(Shoe.objects.get(pk=shoe["id"]).cards.values_list("device", flat=True)) == {"tablet-7"}
+    old.refresh_from_db()
+    assert old.state == "retired"
+    assert as_dana.get(f"/api/tables/{rocket.pk}/").json()["shoe"] == shoe["id"]
+
+
+def test_a_system_shoe_shows_its_commitment_and_only_once_retired_its_order_and_salt(as_dana, rocket):
+    started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 2, "kind": "system"}).json()
+    assert started["commitment"] and started["order"] is None and started["salt"] is None
+    assert as_dana.get(f"/api/shoes/{started['id']}/").json()["order"] is None
+
+    retired = as_dana.change(f"/api/shoes/{started['id']}/retire/")
+
+    assert retired.status_code == 200
+    shoe = retired.json()
+    assert shoe["state"] == "retired" and len(shoe["order"]) == 110
+    assert shoe_commitment(shoe["order"], shoe["salt"]) == started["commitment"]
+
+
+def test_a_shoe_of_nine_decks_is_refused_by_field(as_dana, rocket):
+    before = records()
+
+    response = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 9, "kind": "magic"})
+
+    assert response.status_code == 400
+    assert response.json() == {
+        "decks": ["Ensure this value is less than or equal to 8."],
+        "kind": ['"magic" is not a valid choice.'],
+    }
+    assert records() == before
+
+
+def test_a_single_deck_game_refuses_a_bigger_shoe_with_the_reason(as_olga, blackstone):
+    before = records()
+
+    response = as_olga.change(f"/api/tables/{blackstone.pk}/shoes/", {"decks": 2})
+
+    assert response.status_code == 400
+    assert response.json() == {"detail": "Blackstone is dealt from a single deck."}
+    assert records() == before
+
+
+@pytest.mark.parametrize("who", ["as_olga", "as_ada"])
+def test_only_the_tables_dealer_starts_or_retires_its_shoe(who, request, rocket):
+    client, shoe = request.getfixturevalue(who), rocket.shoes.get(state="in_play")
+    before = records()
+
+    assert client.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8}).status_code == 403
+    assert client.change(f"/api/shoes/{shoe.pk}/retire/").status_code == 403
+    assert records() == before
+
+
+def test_a_retried_shoe_start_answers_the_same_shoe(as_dana, rocket):
+    first = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8}, key="shuffle-1")
+    again = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8}, key="shuffle-1")
+
+    assert (again.status_code, again.json()) == (first.status_code, first.json())
+    assert Shoe.objects.filter(table=rocket).count() == 2

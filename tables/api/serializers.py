@@ -115,6 +115,15 @@ class ApprovalDecisionSerializer(serializers.Serializer):
     reason = serializers.CharField(
         max_length=500, allow_blank=True, default="", help_text="Required to reject; optional to approve."
     )
+    secret = serializers.CharField(
+        max_length=128,
+        allow_blank=True,
+        default="",
+        write_only=True,
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="Approving a fill or credit signs its slip: the pit manager's password or PIN, afresh.",
+    )
 
 
 # Responses
@@ -228,6 +237,7 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "kind",
             "table",
             "hand",
+            "transaction",
             "amount",
             "reason",
             "requested_by",

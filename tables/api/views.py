@@ -356,7 +356,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
 
 @extend_schema(responses={200: s.ApprovalSerializer, **READ_REFUSALS})
 class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericViewSet):
-    """What waits for a pit manager: large payouts and voids."""
+    """What waits for a pit manager: large payouts, voids, fills, credits and ledger corrections."""
 
     permission_classes = [IsAuthenticated, SupervisesTheTable]
     parser_classes = [JSONParser]
@@ -403,6 +403,8 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
 
     def _decide(self, request, *, approve: bool) -> Response:
         pending, key = self.get_object(), idempotency_key(request)
-        reason = parsed(s.ApprovalDecisionSerializer, request)["reason"]
-        decided = approval_decide(request=pending, by=request.user, approve=approve, reason=reason, key=key)
+        data = parsed(s.ApprovalDecisionSerializer, request)
+        decided = approval_decide(
+            request=pending, by=request.user, approve=approve, **data, device=device(request), key=key
+        )
         return Response(s.ApprovalSerializer(decided).data)

@@ -16,6 +16,7 @@ from tests.tables import conftest as services_floor
 # The named people and the tables of the services' tests.
 dana, pete, ada, olga = services_floor.dana, services_floor.pete, services_floor.ada, services_floor.olga
 pit, rocket, blackstone = services_floor.pit, services_floor.rocket, services_floor.blackstone
+starboard, pairs = services_floor.starboard, services_floor.pairs
 
 _keys = itertools.count(1)
 
@@ -67,7 +68,10 @@ def as_ada(floor, ada):
     return signed_in(ada)
 
 
+RECORDED_APPS = ("casino", "tables", "ledger", "authtoken")  # staff and audit log, floor and play, money
+
+
 def records() -> dict[str, int]:
     """How many rows each of our models holds: equal before and after a refused request."""
-    ours = [*apps.get_app_config("tables").get_models(), *apps.get_app_config("ledger").get_models()]
+    ours = [model for app in RECORDED_APPS for model in apps.get_app_config(app).get_models()]
     return {model._meta.label: model.objects.count() for model in ours}

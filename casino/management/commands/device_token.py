@@ -1,0 +1,71 @@
+"""The API token of a device account, such as a card-reading shoe.
+
+A device is a staff account of its own (e.g. "shoe-rocket-1") in the Dealer group, with no
+password (it never signs in to a page), and a token it sends as "Authorization: Token <key>".
+Like any dealer it may act only at the table where it is on shift.
+
+    manage.py device_token shoe-rocket-1 --create   # make the account, print its token
+    manage.py device_token shoe-rocket-1            # print its token (made if it has none)
+    manage.py device_token shoe-rocket-1 --rotate   # a new token; the old one stops working
+    manage.py device_token shoe-rocket-1 --table 3 --by pete   # and put it on shift at table 3
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from casino.roles import DEALER
+from tables.models import Table
+from tables.services import shift_start
+
+
+class Command(BaseCommand):
+    help = "Print (creating it if needed) the API token of a device account, e.g. a card-reading shoe."
+
+    def add_arguments(self, parser):
+        parser.add_argument("username", help='The device\'s account, e.g. "shoe-rocket-1".')
+        parser.add_argument(
+            "--create", action="store_true", help="Make the account (Dealer group, no password) if missing."
+        )
+        parser.add_argument("--rotate", action="store_true", help="Replace the token with a new one.")
+        parser.add_argument("--table", type=int, help="Put the device on shift at this table (its id).")
+        parser.add_argument("--by", help="With --table: the pit manager who puts it on shift.")
+
+    def handle(
+        self, *, username: str, create: bool, rotate: bool, table: int | None, by: str | None, **options
+    ):
+        if (table is None) != (by is None):
+            raise CommandError("--table and --by go together: who puts the device on shift, and where.")
+        with transaction.atomic():
+            user = self._device(username, create)
+            if rotate:
+                Token.objects.filter(user=user).delete()
+            token, _ = Token.objects.get_or_create(user=user)
+            if table is not None:
+                shift_start(user=user, table=self._table(table), by=self._pit_manager(by))
+        self.stdout.write(token.key)
+
+    def _table(self, pk: int) -> Table:
+        try:
+            return Table.objects.get(pk=pk)
+        except Table.DoesNotExist:
+            raise CommandError(f"There is no table {pk}.") from None
+
+    def _pit_manager(self, username: str):
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None or not user.has_perm("tables.supervise_table"):
+            raise CommandError(f"{username!r} is not a pit manager: only the pit puts a device on shift.")
+        return user
+
+    def _device(self, username: str, create: bool):
+        users = get_user_model().objects
+        user = users.filter(username=username).first()
+        if user is not None:
+            return user
+        if not create:
+            raise CommandError(f"There is no account {username!r}; add --create to make a device account.")
+        user = users.create_user(username=username)  # no password: a device signs in with its token only
+        user.groups.add(Group.objects.get(name=DEALER))
+        return user

@@ -1,0 +1,98 @@
+"""The pit's queue over the API: who sees pending requests, and who may decide them."""
+
+import pytest
+
+from casino.models import User
+from casino.roles import PIT_MANAGER
+from tables.models import ApprovalRequest, Hand
+from tables.services import shift_start
+
+from .conftest import records, signed_in
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def void_asked(as_dana, rocket) -> dict:
+    """dana asked the pit to void hand 1 at Rocket 1 (Ann's 5 was dealt face up by mistake)."""
+    as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200})
+    hand = as_dana.change(f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 10}}).json()
+    hand = as_dana.change(f"/api/hands/{hand['hand']}/cards/", {"rank": 5, "expected_seq": 0}).json()
+    return as_dana.change(
+        f"/api/hands/{hand['hand']}/void/", {"reason": "Card flashed", "expected_seq": hand["seq"]}
+    ).json()
+
+
+def test_the_pit_manager_on_shift_sees_the_pending_requests_of_his_pit(void_asked, as_pete, rocket):
+    response = as_pete.get("/api/approvals/")
+
+    assert response.status_code == 200
+    assert [(r["id"], r["kind"], r["reason"], r["requested_by"]) for r in response.json()] == [
+        (void_asked["id"], "void", "Card flashed", "dana")
+    ]
+    assert as_pete.get(f"/api/approvals/?table={rocket.pk}").json() == response.json()
+    assert as_pete.get(f"/api/approvals/{void_asked['id']}/").json() == void_asked
+
+
+def test_a_dealer_at_another_table_sees_nothing_pending_there(void_asked, as_olga):
+    assert as_olga.get("/api/approvals/").json() == []
+    assert as_olga.get(f"/api/approvals/{void_asked['id']}/").status_code == 403
+
+
+def test_a_rejection_gives_the_hand_back_and_needs_a_reason(void_asked, as_pete):
+    before = records()
+    without = as_pete.change(f"/api/approvals/{void_asked['id']}/reject/")
+    assert (without.status_code, without.json()) == (400, {"detail": "Say why: a rejection needs a reason."})
+    assert records() == before
+
+    rejected = as_pete.change(f"/api/approvals/{void_asked['id']}/reject/", {"reason": "Play on"})
+
+    assert rejected.status_code == 200
+    assert (rejected.json()["status"], rejected.json()["decision_reason"]) == ("rejected", "Play on")
+    assert Hand.objects.get(pk=void_asked["hand"]).status == "in_progress"
+
+
+@pytest.mark.parametrize("who", ["as_dana", "as_olga", "as_ada"])
+def test_only_a_pit_manager_on_shift_in_the_pit_decides(who, request, void_asked):
+    client = request.getfixturevalue(who)
+    before = records()
+
+    for verdict in ("approve", "reject"):
+        response = client.change(f"/api/approvals/{void_asked['id']}/{verdict}/", {"reason": "no"})
+        assert response.status_code == 403, verdict
+    assert records() == before
+    assert ApprovalRequest.objects.get(pk=void_asked["id"]).status == "pending"
+
+
+def test_a_pit_manager_cannot_approve_his_own_request(as_pete, rocket, pete):
+    # given pete deals a hand himself and asks for its void
+    as_pete.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200})
+    hand = as_pete.change(f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 10}}).json()
+    asked = as_pete.change(
+        f"/api/hands/{hand['hand']}/void/", {"reason": "Misdeal", "expected_seq": 0}
+    ).json()
+    before = records()
+
+    # when he approves it
+    response = as_pete.change(f"/api/approvals/{asked['id']}/approve/")
+
+    # then he is refused, and a second pit manager may decide
+    assert (response.status_code, response.json()) == (
+        403,
+        {"detail": "You asked for this: another pit manager must decide it."},
+    )
+    assert records() == before
+    paula = User.objects.create_user(username="paula")
+    paula.groups.add(pete.groups.get(name=PIT_MANAGER))
+    shift_start(user=paula, pit=rocket.pit, by=pete)
+    assert signed_in(paula).change(f"/api/approvals/{asked['id']}/approve/").json()["status"] == "approved"
+
+
+def test_a_retried_approval_answers_the_same_and_reverses_once(void_asked, as_pete):
+    first = as_pete.change(f"/api/approvals/{void_asked['id']}/approve/", key="approve-void-1")
+    before = records()
+
+    again = as_pete.change(f"/api/approvals/{void_asked['id']}/approve/", key="approve-void-1")
+
+    assert (again.status_code, again.json()) == (first.status_code, first.json())
+    assert records() == before

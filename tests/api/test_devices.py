@@ -1,0 +1,158 @@
+"""Devices: a card-reading shoe signs in with a token and posts each card it reads to its table.
+The tablet's session, by contrast, must carry the CSRF token with every change."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from casino.models import User
+from casino.roles import DEALER
+from tables.models import CardEvent, Shift
+
+from .conftest import new_key, records
+
+pytestmark = pytest.mark.django_db
+
+
+def device_token(*args) -> str:
+    out = StringIO()
+    call_command("device_token", *args, stdout=out)
+    return out.getvalue().strip()
+
+
+def token_client(key: str) -> APIClient:
+    client = APIClient(enforce_csrf_checks=True)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+@pytest.fixture
+def open_hand(as_dana, rocket) -> dict:
+    """Ann at seat 1 bets 10 at Rocket 1; the hand waits for its first card."""
+    as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200, "player_name": "Ann"})
+    return as_dana.change(f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 10}}).json()
+
+
+@pytest.fixture
+def shoe_device(floor, rocket, pete):
+    """shoe-rocket-1: a device account with a token, on shift at Rocket 1."""
+    key = device_token("shoe-rocket-1", "--create", "--table", str(rocket.pk), "--by", "pete")
+    return token_client(key)
+
+
+def read_card(client, table, rank, **headers):
+    headers.setdefault("HTTP_IDEMPOTENCY_KEY", new_key())
+    return client.post(f"/api/tables/{table.pk}/cards/", {"rank": rank}, format="json", **headers)
+
+
+def test_device_token_makes_a_dealer_account_without_a_password_and_prints_its_token(floor):
+    key = device_token("shoe-rocket-1", "--create")
+
+    device = User.objects.get(username="shoe-rocket-1")
+    assert Token.objects.get(user=device).key == key
+    assert list(device.groups.values_list("name", flat=True)) == [DEALER]
+    assert not device.has_usable_password()
+    assert device_token("shoe-rocket-1") == key
+
+
+def test_device_token_rotates_a_token_and_refuses_an_unknown_account_without_create(floor):
+    old = device_token("shoe-rocket-1", "--create")
+
+    assert device_token("shoe-rocket-1", "--rotate") not in ("", old)
+    with pytest.raises(CommandError, match="add --create"):
+        device_token("shoe-rocket-2")
+
+
+def test_device_token_puts_the_device_on_shift_only_for_a_pit_manager(floor, rocket, pete):
+    with pytest.raises(CommandError, match="'dana' is not a pit manager"):
+        device_token("shoe-rocket-1", "--create", "--table", str(rocket.pk), "--by", "dana")
+    assert not User.objects.filter(username="shoe-rocket-1").exists()
+
+    device_token("shoe-rocket-1", "--create", "--table", str(rocket.pk), "--by", "pete")
+
+    shift = Shift.objects.get(user__username="shoe-rocket-1", ended_at=None)
+    assert (shift.table, shift.started_by) == (rocket, pete)
+
+
+def test_a_card_reading_shoe_posts_each_card_to_its_table_with_its_token(shoe_device, open_hand, rocket):
+    first = read_card(shoe_device, rocket, 5, HTTP_X_DEVICE="shoe-rocket-1")
+    second = read_card(shoe_device, rocket, 9, HTTP_X_DEVICE="shoe-rocket-1")
+
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert second.json()["hand"] == open_hand["hand"] and second.json()["seq"] == 2
+    cards = CardEvent.objects.filter(hand_id=open_hand["hand"]).order_by("seq")
+    assert [(c.rank, c.receiver, c.keyed_by.username, c.device) for c in cards] == [
+        (5, "seat", "shoe-rocket-1", "shoe-rocket-1"),
+        (9, "dealer", "shoe-rocket-1", "shoe-rocket-1"),
+    ]
+
+
+def test_a_shoe_giving_the_sequence_it_saw_is_told_when_the_hand_moved_on(shoe_device, open_hand, rocket):
+    read_card(shoe_device, rocket, 5)
+    before = records()
+
+    response = shoe_device.post(
+        f"/api/tables/{rocket.pk}/cards/",
+        {"rank": 9, "expected_seq": 0},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=new_key(),
+    )
+
+    assert response.status_code == 409
+    assert records() == before
+
+
+def test_a_card_read_with_no_hand_open_is_refused(shoe_device, rocket):
+    before = records()
+
+    response = read_card(shoe_device, rocket, 5)
+
+    assert response.status_code == 400
+    assert response.json() == {"detail": "No hand is open at Rocket 1: start a hand before dealing cards."}
+    assert records() == before
+
+
+def test_a_shoe_at_another_table_is_refused(shoe_device, blackstone):
+    before = records()
+
+    assert read_card(shoe_device, blackstone, 5).status_code == 403
+    assert records() == before
+
+
+def test_a_wrong_token_is_answered_401(open_hand, rocket):
+    before = records()
+
+    response = read_card(token_client("not-a-token"), rocket, 5)
+
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+    assert records() == before
+
+
+def test_a_tablet_session_must_send_the_csrf_token_with_a_change(floor, dana, rocket):
+    tablet = APIClient(enforce_csrf_checks=True)
+    tablet.force_login(dana)
+    before = records()
+
+    refused = tablet.post(
+        f"/api/tables/{rocket.pk}/seats/",
+        {"seat": 1, "buy_in": 50},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="s-1",
+    )
+
+    assert refused.status_code == 403
+    assert "CSRF" in refused.json()["detail"]
+    assert records() == before
+    tablet.get("/accounts/login/")  # any page that renders a form sets the CSRF cookie
+    accepted = tablet.post(
+        f"/api/tables/{rocket.pk}/seats/",
+        {"seat": 1, "buy_in": 50},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="s-1",
+        HTTP_X_CSRFTOKEN=tablet.cookies["csrftoken"].value,
+    )
+    assert accepted.status_code == 201

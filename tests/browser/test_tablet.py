@@ -1,0 +1,276 @@
+"""A dealer plays whole hands on the tablet by tapping the screen, in a real Chromium; then the ledger
+and the card records are checked."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from ledger.models import Account
+from ledger.services import account_get
+from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
+from tables.services import shift_start
+from tests.tables.conftest import TRAY_OPENING
+
+from .conftest import PORTRAIT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+# Tapping
+
+
+def tap(page: Page, button) -> None:
+    """Tap a button on the hand screen and wait until the hand moves on (its sequence number changes)."""
+    seq = page.get_attribute("#hand", "data-seq")
+    button.click()
+    page.wait_for_function("seq => document.querySelector('#hand')?.dataset.seq !== seq", arg=seq)
+
+
+def key_card(page: Page, rank: int) -> None:
+    tap(page, page.locator(".keypad").get_by_role("button", name=str(rank), exact=True))
+
+
+def press(page: Page, label: str) -> None:
+    """Tap the decision button whose label starts with `label` ("Hit", "Fold", "Take 2", "Draw", "Lock")."""
+    tap(page, page.locator(".decisions").get_by_role("button", name=re.compile(f"^{label}")))
+
+
+def seat_player(page: Page, number: int, name: str, buy_in: int) -> None:
+    seat = page.locator(f'article[aria-label="Seat {number}"]')
+    seat.locator("summary", has_text="Seat a player").click()
+    seat.get_by_label("Player").fill(name)
+    seat.get_by_label("Buy-in").fill(str(buy_in))
+    seat.get_by_role("button", name=f"Seat at {number}").click()
+    expect(page.locator(f'article[aria-label="Seat {number}"] .player')).to_have_text(name)
+
+
+def open_table(page: Page, name: str) -> None:
+    page.get_by_role("link", name=re.compile(name)).click()
+    expect(page.locator("#table h1")).to_contain_text(name)
+
+
+def start_hand(page: Page) -> Hand:
+    page.get_by_role("button", name="Start the hand").click()
+    page.wait_for_url(re.compile(r"/tablet/hands/\d+/$"))
+    return Hand.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
+
+
+def confirm_settlement(page: Page) -> None:
+    tap(page, page.get_by_role("button", name="Confirm settlement"))
+    expect(page.locator(".prompt")).to_contain_text("is settled")
+
+
+# What the ledger and the records say
+
+
+def chips(table, number: int) -> int:
+    session = SeatSession.objects.get(seat__table=table, seat__number=number)
+    return account_get(kind=Account.Kind.PLAYER, table=table, ref=session.pk).balance
+
+
+def tray(table) -> int:
+    return account_get(kind=Account.Kind.TRAY, table=table).balance
+
+
+def recorded_cards(hand) -> list[tuple]:
+    return [
+        (card.rank, card.receiver, card.seat)
+        for card in CardEvent.objects.filter(hand=hand).exclude(receiver=Receiver.DISCARD).order_by("seq")
+    ]
+
+
+# The three games
+
+
+def test_a_dealer_plays_a_rocket_hand_with_three_players_by_tapping(floor, people, tablet, screenshot):
+    rocket, dana = floor["rocket"], people["dana"]
+    shift_start(user=dana, table=rocket, by=people["pete"])
+    page = tablet("dana")
+
+    # given three players seated with 200 each, betting 20 (two taps of +), 50 (keyed) and 10
+    open_table(page, "Rocket 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 200)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_label("Seat 2 bet", exact=True).fill("50")
+    page.get_by_role("button", name="Seat 3 bet up").click()
+    screenshot(page, "rocket-table")
+    hand = start_hand(page)
+
+    # when the deal gives 5, 6, 2 and the dealer 9; Ann hits a 4, Bob folds (5 tenths x 6 = 30),
+    # Cy hits a 7, and the dealer's second 9 pairs: she pays Ann 2 x 9 and Cy 1 x 9
+    expect(page.locator(".prompt")).to_have_text("Next card: seat 1 (deal).")
+    for rank in (5, 6, 2, 9):
+        key_card(page, rank)
+    press(page, "Hit")
+    key_card(page, 4)
+    expect(page.locator(".decisions")).to_contain_text("Fold · pays 30")
+    screenshot(page, "rocket-hand")
+    screenshot(page, "rocket-hand-portrait", viewport=PORTRAIT)
+    press(page, "Fold")
+    press(page, "Hit")
+    key_card(page, 7)
+    key_card(page, 9)
+    expect(page.locator(".settlement")).to_contain_text("Seat 2 (Bob)")
+    screenshot(page, "rocket-settlement")
+    confirm_settlement(page)
+
+    # then the ledger and the records
+    assert [chips(rocket, n) for n in (1, 2, 3)] == [218, 170, 209]
+    assert tray(rocket) == TRAY_OPENING - 600 + 30 - 18 - 9
+    assert recorded_cards(hand) == [
+        (5, Receiver.SEAT, 1),
+        (6, Receiver.SEAT, 2),
+        (2, Receiver.SEAT, 3),
+        (9, Receiver.DEALER, None),
+        (4, Receiver.SEAT, 1),
+        (7, Receiver.SEAT, 3),
+        (9, Receiver.DEALER, None),
+    ]
+    assert [d.action for d in Decision.objects.filter(hand=hand).order_by("seq")] == [
+        ["hit"],
+        ["fold"],
+        ["hit"],
+    ]
+    assert {card.keyed_by for card in CardEvent.objects.filter(hand=hand)} == {dana}
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED
+
+
+def test_a_dealer_plays_a_blackstone_game_by_tapping(floor, people, tablet, screenshot):
+    blackstone = floor["blackstone"]
+    shift_start(user=people["dana"], table=blackstone, by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Blackstone 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 100)
+    expect(page.locator(".start-hand")).to_contain_text("Ante 5 from every seated player.")
+    hand = start_hand(page)
+
+    # the deal: 3, 5, 7 (Ann's 3 starts; W = 3); Ann takes 2 on the stepper: 4 and 6 (W = 5)
+    for rank in (3, 5, 7):
+        key_card(page, rank)
+    expect(page.get_by_label("Cards to take")).to_have_value("1")
+    page.get_by_role("button", name="More cards").click()
+    press(page, "Take 2")
+    key_card(page, 4)
+    key_card(page, 6)
+    # Bob must take at least 2 or fold for 5 + half of 5 rounded up = 8
+    expect(page.get_by_label("Cards to take")).to_have_value("2")
+    expect(page.locator(".decisions")).to_contain_text("Fold · pays 8")
+    screenshot(page, "blackstone-game")
+    press(page, "Fold")
+    # Cy takes 2: a 10 (his black stone) and a 2 (W = 6); Ann takes 2: a 10, then a second 10
+    press(page, "Take 2")
+    key_card(page, 10)
+    key_card(page, 2)
+    press(page, "Take 2")
+    key_card(page, 10)
+    key_card(page, 10)
+    # Ann pays 5 + W = 11; the pot of 8 + 11 goes to Cy, the only survivor
+    expect(page.locator(".settlement")).to_contain_text("second black stone")
+    confirm_settlement(page)
+
+    assert [chips(blackstone, n) for n in (1, 2, 3)] == [89, 92, 119]
+    assert tray(blackstone) == TRAY_OPENING - 300
+    assert [rank for rank, _, _ in recorded_cards(hand)] == [3, 5, 7, 4, 6, 10, 2, 10, 10]
+    assert [d.action for d in Decision.objects.filter(hand=hand).order_by("seq")] == [
+        ["take", 2],
+        ["fold"],
+        ["take", 2],
+        ["take", 2],
+    ]
+
+
+def test_a_dealer_plays_a_starboard_game_by_tapping(floor, people, tablet, screenshot):
+    starboard = floor["starboard"]
+    shift_start(user=people["dana"], table=starboard, by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Starboard 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 50)
+    hand = start_hand(page)
+
+    # the common hand opens 3, 8; Ann draws a 5 (fee 1); Bob locks at 3; Cy draws a 5 and busts;
+    # Ann draws a 9 and locks at 4, knocking Bob out: she takes the pot of 3 antes and 3 fees
+    key_card(page, 3)
+    key_card(page, 8)
+    press(page, "Draw · fee 1")
+    key_card(page, 5)
+    expect(page.locator(".decisions")).to_contain_text("Lock at 3")
+    screenshot(page, "starboard-game")
+    press(page, "Lock")
+    press(page, "Draw")
+    key_card(page, 5)
+    press(page, "Draw")
+    key_card(page, 9)
+    press(page, "Lock")
+    expect(page.locator(".settlement")).to_contain_text("pot share")
+    confirm_settlement(page)
+
+    assert [chips(starboard, n) for n in (1, 2, 3)] == [53, 49, 48]
+    assert tray(starboard) == TRAY_OPENING - 150
+    assert recorded_cards(hand) == [
+        (3, Receiver.COMMON, None),
+        (8, Receiver.COMMON, None),
+        (5, Receiver.COMMON, None),
+        (5, Receiver.COMMON, None),
+        (9, Receiver.COMMON, None),
+    ]
+
+
+# Two tablets and flaky Wi-Fi
+
+
+@pytest.fixture
+def rocket_hand_page(floor, people, tablet):
+    """Dana at Rocket 1 with one player betting 10; the hand is open on her tablet."""
+    rocket = floor["rocket"]
+    shift_start(user=people["dana"], table=rocket, by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    return page, start_hand(page)
+
+
+def test_a_second_tablet_sees_the_new_state_and_a_stale_one_is_told_to_refresh(rocket_hand_page, tablet):
+    page, hand = rocket_hand_page
+    second = tablet("dana")
+    second.goto(f"/tablet/hands/{hand.pk}/")
+    stale = tablet("dana")
+    stale.goto(f"/tablet/hands/{hand.pk}/")
+    stale.route("**/poll/**", lambda route: route.abort())  # this one's Wi-Fi drops its polls
+
+    key_card(page, 5)
+
+    expect(second.locator(".prompt")).to_have_text("Next card: the dealer (deal).")  # by polling
+    stale.locator(".keypad").get_by_role("button", name="6", exact=True).click()
+    expect(stale.locator(".banner.stale")).to_contain_text("The hand has moved on. Refresh")
+    expect(stale.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
+    assert recorded_cards(hand) == [(5, Receiver.SEAT, 1)]
+
+
+def test_a_tap_whose_answer_was_lost_is_tapped_again_and_recorded_once(rocket_hand_page):
+    page, hand = rocket_hand_page
+    lost = []
+
+    def lose_the_first_answer(route):
+        if lost:
+            route.continue_()
+            return
+        lost.append(route.fetch())  # the server applies the card; the answer never reaches the tablet
+        route.abort()
+
+    page.route("**/poll/**", lambda route: route.abort())  # no poll shows the new state meanwhile
+    page.route("**/card/", lose_the_first_answer)
+    seven = page.locator(".keypad").get_by_role("button", name="7", exact=True)
+    seven.click()
+    expect(page.locator(".offline")).to_be_visible()
+
+    tap(page, seven)  # the same form, the same key: the service answers it again without a second card
+
+    expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
+    assert recorded_cards(hand) == [(7, Receiver.SEAT, 1)]

@@ -2,6 +2,9 @@
 
 from contextvars import ContextVar
 from dataclasses import dataclass
+from ipaddress import ip_address
+
+from django.conf import settings
 
 
 @dataclass(frozen=True)
@@ -17,7 +20,24 @@ current_origin: ContextVar[Origin | None] = ContextVar("current_origin", default
 def request_origin(request) -> Origin:
     """The client's address and the tablet or device id it sent (X-Device header or device cookie)."""
     device = request.headers.get("X-Device") or request.COOKIES.get("device", "")
-    return Origin(request.META.get("REMOTE_ADDR"), device[:100])
+    return Origin(client_address(request), device.strip()[:100])
+
+
+def client_address(request) -> str | None:
+    """REMOTE_ADDR, or behind a trusted proxy (setting TRUSTED_PROXY) the first X-Forwarded-For entry.
+
+    The first entry is the client only if the proxy sets the header rather than appending to what
+    the client sent, so TRUSTED_PROXY stays off unless such a proxy is the only way in. A value that
+    is not an IP address is ignored: the audit log stores addresses, not whatever a header says.
+    """
+    remote = request.META.get("REMOTE_ADDR") or None
+    if not getattr(settings, "TRUSTED_PROXY", False):
+        return remote
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")[0].strip()
+    try:
+        return str(ip_address(forwarded))
+    except ValueError:
+        return remote
 
 
 class OriginMiddleware:

@@ -9,6 +9,7 @@ CELERY_BROKER_URL (Redis); with DEBUG off the HTTPS protections are on, so
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -49,6 +50,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
+    "csp",
     "casino",
     "tables",
     "ledger",
@@ -57,8 +60,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "casino.idle.IdleSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -66,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "casino.middleware.OriginMiddleware",
+    # Last, as axes asks: it turns a sign-in refused for a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "casino.urls"
@@ -75,6 +82,11 @@ AUTH_USER_MODEL = "casino.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# The lockout check first: a locked-out name is refused before its password is tried.
+AUTHENTICATION_BACKENDS = [
+    "casino.lockout.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 TEMPLATES = [
     {
@@ -129,6 +141,47 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 X_FRAME_OPTIONS = "DENY"
+
+# Behind a proxy that sets X-Forwarded-For (overwriting what the client sent), the audit log and
+# the lockout take the client's address from its first entry; otherwise REMOTE_ADDR.
+TRUSTED_PROXY = env.bool("TRUSTED_PROXY", default=False)
+
+# Sign-in lockout (django-axes, see casino/lockout.py): after AXES_FAILURE_LIMIT failures for one
+# username on one device, that pair is refused for the cool-off. Keyed on the device, not the
+# address: every tablet on the floor may reach the app from the same address.
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "user_agent"]]  # "user_agent" holds the device id when sent
+AXES_HANDLER = "casino.lockout.DeviceLockoutHandler"
+AXES_LOCKOUT_CALLABLE = "casino.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "casino.middleware.client_address"
+AXES_RESET_ON_SUCCESS = True  # a dealer's typo this morning does not count against them tonight
+# A name failing this often within the cool-off, over any devices, is locked on every device: device
+# ids are sent by the client, and a script could change its id with every guess.
+SIGNIN_NAME_FAILURE_LIMIT = env.int("SIGNIN_NAME_FAILURE_LIMIT", default=20)
+# axes.W006 asks for the address as a lockout key; on a floor where every tablet shares one address
+# that would lock everyone out at once. The per-name ceiling above covers what it warns about.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+
+# A tablet left signed in is signed out after SESSION_COOKIE_AGE seconds without a request made
+# by a person: casino.idle renews the session on every request but the screens' own polling
+# (SESSION_SAVE_EVERY_REQUEST would count the polling too, and a polling tablet is never idle).
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=30 * 60)
+SESSION_SAVE_EVERY_REQUEST = False
+
+# Content security policy (django-csp): scripts, styles and everything else from this site only;
+# no inline script or style, no plugins, no framing, forms post only here. Images may also be
+# data: URIs (the API docs' icons are).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 REST_FRAMEWORK = {
     # Devices (a card-reading shoe) send "Authorization: Token ..."; the tablet's browser uses its

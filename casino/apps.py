@@ -8,8 +8,15 @@ class CasinoConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from django.contrib import admin
+
+        from . import signals
+        from .admin_csv import csv_export_everywhere
         from .roles import grant_role_permissions
 
         # Django creates each model's permissions after migrating; the roles
         # are granted theirs right after, so a new model's rights are never missing.
         post_migrate.connect(grant_role_permissions, dispatch_uid="casino.grant_role_permissions")
+        signals.connect()  # sign-ins, failures and sign-outs to the audit log
+        # The admin app comes first in INSTALLED_APPS, so every admin module is loaded by now.
+        csv_export_everywhere(admin.site)

@@ -1,15 +1,20 @@
 """The ledger in the admin: for reading only, by everyone, superusers included.
 
 Money moves through `ledger.services` alone; an admin form that saved a posting would be a second
-way in, so add, change and delete are refused here whatever a user's permissions say.
+way in, so add, change and delete are refused here whatever a user's permissions say. Every list
+exports as CSV (`casino.admin_csv`).
 """
 
 from django.contrib import admin
+
+from casino.admin_csv import CsvExportMixin
 
 from .models import Account, Chain, Posting, Transaction
 
 
 class ReadOnly:
+    """No add, change or delete in the admin, for anyone: records written by the services only."""
+
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -18,6 +23,10 @@ class ReadOnly:
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class RecordAdmin(ReadOnly, CsvExportMixin, admin.ModelAdmin):
+    """A read-only list with CSV export: the shape of every record's admin."""
 
 
 class PostingInline(ReadOnly, admin.TabularInline):
@@ -32,31 +41,81 @@ class PostingInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(Transaction)
-class TransactionAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ["created_at", "kind", "table", "hand_id", "memo", "created_by", "approved_by", "position"]
-    list_filter = ["kind", "casino", "table"]
-    list_select_related = ["table", "created_by", "approved_by"]
+class TransactionAdmin(RecordAdmin):
+    list_display = [
+        "created_at",
+        "kind",
+        "table",
+        "hand_id",
+        "memo",
+        "created_by",
+        "approved_by",
+        "chain",
+        "position",
+    ]
+    list_filter = [
+        "kind",
+        "casino",
+        ("table__pit", admin.RelatedOnlyFieldListFilter),
+        ("table", admin.RelatedOnlyFieldListFilter),
+        ("created_by", admin.RelatedOnlyFieldListFilter),
+        "created_at",
+    ]
+    list_select_related = ["table", "created_by", "approved_by", "chain"]
     search_fields = ["memo", "reason", "=hand_id"]
     date_hierarchy = "created_at"
     inlines = [PostingInline]
 
 
 @admin.register(Posting)
-class PostingAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ["transaction", "account", "amount", "reason"]
-    list_select_related = ["transaction", "account"]
-    search_fields = ["account__code", "reason"]
+class PostingAdmin(RecordAdmin):
+    list_display = ["transaction", "created_at", "table", "account", "amount", "reason"]
+    list_filter = [
+        "transaction__kind",
+        "account__kind",
+        ("transaction__table__pit", admin.RelatedOnlyFieldListFilter),
+        ("transaction__table", admin.RelatedOnlyFieldListFilter),
+        "transaction__created_at",
+    ]
+    list_select_related = ["transaction__table", "account"]
+    search_fields = ["account__code", "account__label", "reason", "=transaction__hand_id"]
+    date_hierarchy = "transaction__created_at"
+    csv_fields = [
+        "id",
+        "transaction_id",
+        "transaction__created_at",
+        "transaction__kind",
+        "transaction__table__name",
+        "transaction__hand_id",
+        "account_id",
+        "account__code",
+        "amount",
+        "reason",
+    ]
+
+    @admin.display(ordering="transaction__created_at", description="when")
+    def created_at(self, posting):
+        return posting.transaction.created_at
+
+    @admin.display(ordering="transaction__table__name", description="table")
+    def table(self, posting):
+        return posting.transaction.table
 
 
 @admin.register(Account)
-class AccountAdmin(ReadOnly, admin.ModelAdmin):
+class AccountAdmin(RecordAdmin):
     list_display = ["code", "kind", "label", "table", "balance", "floor"]
-    list_filter = ["kind", "casino"]
+    list_filter = [
+        "kind",
+        "casino",
+        ("table__pit", admin.RelatedOnlyFieldListFilter),
+        ("table", admin.RelatedOnlyFieldListFilter),
+    ]
     list_select_related = ["table"]
     search_fields = ["code", "label"]
 
 
 @admin.register(Chain)
-class ChainAdmin(ReadOnly, admin.ModelAdmin):
+class ChainAdmin(RecordAdmin):
     list_display = ["name", "length", "head"]
     search_fields = ["name"]

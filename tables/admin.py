@@ -1,32 +1,131 @@
-from django.contrib import admin
+"""The floor and its records in the admin, for auditors above all.
 
-from .models import Casino, Pit, Shoe, Table
+Administrators edit the floor (casinos, pits, tables) and shifts here. Everything written by the
+table services (shoes, seats, hands, cards, decisions, incidents, approvals, slips, signatures and
+counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
+ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
+dealer and date, loads its related rows in the same query, and exports as CSV.
+"""
+
+from django.contrib import admin
+from django.db.models import Case, CharField, F, JSONField, Q, Value, When
+from django.urls import reverse
+from django.utils.html import format_html
+
+from casino.admin_csv import CsvExportMixin
+from ledger.admin import RecordAdmin
+
+from .models import (
+    ApprovalRequest,
+    CardEvent,
+    Casino,
+    Decision,
+    Hand,
+    IdempotentRequest,
+    Incident,
+    Pit,
+    Seat,
+    SeatSession,
+    Shift,
+    Shoe,
+    Signature,
+    Slip,
+    SlipCounter,
+    Table,
+    TableCount,
+)
+
+RECENT_SHIFTS = 20  # shifts offered in the hands' "shift" filter; any other is reached from Shift
+
+
+def related_only(field: str):
+    """A filter offering only the rows the list refers to (not every user or table there is)."""
+    return (field, admin.RelatedOnlyFieldListFilter)
+
+
+# The floor: edited by administrators
 
 
 @admin.register(Casino)
-class CasinoAdmin(admin.ModelAdmin):
+class CasinoAdmin(CsvExportMixin, admin.ModelAdmin):
+    list_display = ["name"]
     search_fields = ["name"]
 
 
 @admin.register(Pit)
-class PitAdmin(admin.ModelAdmin):
+class PitAdmin(CsvExportMixin, admin.ModelAdmin):
     list_display = ["name", "casino"]
     list_filter = ["casino"]
-    search_fields = ["name"]
+    list_select_related = ["casino"]
+    search_fields = ["name", "casino__name"]
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
-    list_display = ["name", "pit", "game", "min_bet", "max_bet", "payout_approval_threshold"]
-    list_filter = ["game", "pit"]
-    search_fields = ["name"]
+class TableAdmin(CsvExportMixin, admin.ModelAdmin):
+    list_display = [
+        "name",
+        "pit",
+        "game",
+        "min_bet",
+        "max_bet",
+        "chip_unit_cents",
+        "payout_approval_threshold",
+    ]
+    list_filter = ["game", "pit__casino", "pit"]
+    list_select_related = ["pit__casino"]
+    search_fields = ["name", "pit__name"]
+
+
+@admin.register(Shift)
+class ShiftAdmin(CsvExportMixin, admin.ModelAdmin):
+    list_display = ["user", "table", "pit", "started_at", "ended_at", "started_by", "hands"]
+    list_filter = [
+        ("ended_at", admin.EmptyFieldListFilter),
+        related_only("table"),
+        related_only("pit"),
+        related_only("user"),
+        "started_at",
+    ]
+    list_select_related = ["user", "table", "pit__casino", "started_by"]
+    search_fields = ["user__username", "table__name", "pit__name"]
+    date_hierarchy = "started_at"
+
+    @admin.display(description="hands")
+    def hands(self, shift):
+        if shift.table_id is None:
+            return "-"
+        url = reverse("admin:tables_hand_changelist") + f"?{HandShiftFilter.parameter_name}={shift.pk}"
+        return format_html('<a href="{}">hands dealt</a>', url)
+
+
+# Records written by the services: read-only
 
 
 @admin.register(Shoe)
-class ShoeAdmin(admin.ModelAdmin):
-    list_display = ["table", "decks", "kind", "state", "cards_out", "created_at"]
-    list_filter = ["kind", "state", "table"]
+class ShoeAdmin(RecordAdmin):
+    list_display = [
+        "table",
+        "decks",
+        "kind",
+        "state",
+        "cards_out",
+        "cut_card_out",
+        "created_at",
+        "retired_at",
+    ]
+    list_filter = [
+        "kind",
+        "state",
+        "table__game",
+        related_only("table__pit"),
+        related_only("table"),
+        "created_at",
+    ]
+    list_select_related = ["table"]
+    search_fields = ["table__name", "commitment"]
+    date_hierarchy = "created_at"
     readonly_fields = ["commitment", "order", "salt", "cards_out", "cut_card_out", "retired_at"]
+    csv_exclude = ["order", "salt"]  # exported by csv_queryset, and only once the shoe is retired
 
     def get_exclude(self, request, obj=None):
         # A system shoe's order stays secret while it deals; it is revealed on retirement.
@@ -36,3 +135,223 @@ class ShoeAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return [f for f in self.readonly_fields if f not in self.get_exclude(request, obj)]
+
+    def get_csv_fields(self, request):
+        return [*super().get_csv_fields(request), "order_if_retired", "salt_if_retired"]
+
+    def csv_queryset(self, request, queryset):
+        retired = Q(state=Shoe.State.RETIRED)
+        return queryset.annotate(
+            order_if_retired=Case(
+                When(retired, then=F("order")), default=Value(None), output_field=JSONField()
+            ),
+            salt_if_retired=Case(When(retired, then=F("salt")), default=Value(""), output_field=CharField()),
+        )
+
+
+@admin.register(Seat)
+class SeatAdmin(RecordAdmin):
+    list_display = ["table", "number"]
+    list_filter = ["table__game", related_only("table__pit"), related_only("table")]
+    list_select_related = ["table"]
+    search_fields = ["table__name"]
+
+
+@admin.register(SeatSession)
+class SeatSessionAdmin(RecordAdmin):
+    list_display = ["seat", "player_name", "buy_in", "started_at", "ended_at", "started_by"]
+    list_filter = [
+        ("ended_at", admin.EmptyFieldListFilter),
+        "seat__table__game",
+        related_only("seat__table__pit"),
+        related_only("seat__table"),
+        related_only("started_by"),
+        "started_at",
+    ]
+    list_select_related = ["seat__table", "started_by"]
+    search_fields = ["player_name", "seat__table__name"]
+    date_hierarchy = "started_at"
+
+
+class HandShiftFilter(admin.SimpleListFilter):
+    """Hands dealt at a dealer's table while their shift lasted."""
+
+    title = "shift"
+    parameter_name = "shift"
+
+    def lookups(self, request, model_admin):
+        shifts = Shift.objects.exclude(table=None).select_related("user", "table").order_by("-started_at")
+        return [
+            (str(s.pk), f"{s.user} at {s.table}, {s.started_at:%Y-%m-%d %H:%M}")
+            for s in shifts[:RECENT_SHIFTS]
+        ]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        shift = Shift.objects.filter(pk=self.value()).exclude(table=None).first()
+        if shift is None:
+            return queryset.none()
+        during = queryset.filter(table_id=shift.table_id, started_at__gte=shift.started_at)
+        return during if shift.ended_at is None else during.filter(started_at__lt=shift.ended_at)
+
+
+@admin.register(Hand)
+class HandAdmin(RecordAdmin):
+    list_display = ["__str__", "game", "status", "started_at", "settled_at", "started_by", "seq"]
+    list_filter = [
+        "game",
+        "status",
+        related_only("table__pit"),
+        related_only("table"),
+        related_only("started_by"),
+        HandShiftFilter,
+        "started_at",
+    ]
+    list_select_related = ["table", "started_by"]
+    search_fields = ["=number", "table__name"]
+    date_hierarchy = "started_at"
+
+
+@admin.register(CardEvent)
+class CardEventAdmin(RecordAdmin):
+    list_display = [
+        "hand",
+        "seq",
+        "shoe_position",
+        "rank",
+        "receiver",
+        "seat",
+        "why",
+        "keyed_by",
+        "device",
+        "at",
+    ]
+    list_filter = [
+        "receiver",
+        "shoe__table__game",
+        related_only("shoe__table__pit"),
+        related_only("shoe__table"),
+        related_only("keyed_by"),
+        "at",
+    ]
+    list_select_related = ["hand__table", "keyed_by"]
+    search_fields = ["device", "=hand__number", "shoe__table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(Decision)
+class DecisionAdmin(RecordAdmin):
+    list_display = ["hand", "seq", "seat", "action", "by", "device", "at"]
+    list_filter = [
+        "hand__game",
+        related_only("hand__table__pit"),
+        related_only("hand__table"),
+        related_only("by"),
+        "at",
+    ]
+    list_select_related = ["hand__table", "by"]
+    search_fields = ["device", "key", "=hand__number", "hand__table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(Incident)
+class IncidentAdmin(RecordAdmin):
+    list_display = ["at", "kind", "table", "hand", "by", "device", "detail"]
+    list_filter = [
+        "kind",
+        "table__game",
+        related_only("table__pit"),
+        related_only("table"),
+        related_only("by"),
+        "at",
+    ]
+    list_select_related = ["table", "hand__table", "by"]
+    search_fields = ["detail", "device", "table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(ApprovalRequest)
+class ApprovalRequestAdmin(RecordAdmin):
+    list_display = [
+        "requested_at",
+        "kind",
+        "status",
+        "table",
+        "hand",
+        "amount",
+        "requested_by",
+        "decided_by",
+        "decided_at",
+    ]
+    list_filter = [
+        "kind",
+        "status",
+        "table__game",
+        related_only("table__pit"),
+        related_only("table"),
+        related_only("requested_by"),
+        related_only("decided_by"),
+        "requested_at",
+    ]
+    list_select_related = ["table", "hand__table", "requested_by", "decided_by"]
+    search_fields = ["reason", "decision_reason", "table__name"]
+    date_hierarchy = "requested_at"
+
+
+@admin.register(IdempotentRequest)
+class IdempotentRequestAdmin(RecordAdmin):
+    list_display = ["key", "user", "created_at"]
+    list_filter = [related_only("user"), "created_at"]
+    list_select_related = ["user"]
+    search_fields = ["key"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(Slip)
+class SlipAdmin(RecordAdmin):
+    list_display = ["__str__", "kind", "status", "table", "amount", "created_by", "created_at"]
+    list_filter = [
+        "kind",
+        "status",
+        "year",
+        "table__game",
+        related_only("table__pit"),
+        related_only("table"),
+        related_only("created_by"),
+        "created_at",
+    ]
+    list_select_related = ["table", "created_by"]
+    search_fields = ["=serial", "void_reason", "table__name"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(SlipCounter)
+class SlipCounterAdmin(RecordAdmin):
+    list_display = ["year", "last"]
+
+
+@admin.register(Signature)
+class SignatureAdmin(RecordAdmin):
+    list_display = ["slip", "user", "role", "method", "device", "at"]
+    list_filter = [
+        "role",
+        "method",
+        "slip__kind",
+        related_only("slip__table__pit"),
+        related_only("slip__table"),
+        related_only("user"),
+        "at",
+    ]
+    list_select_related = ["slip", "user"]
+    search_fields = ["user__username", "device", "=slip__serial"]
+    date_hierarchy = "at"
+
+
+@admin.register(TableCount)
+class TableCountAdmin(RecordAdmin):
+    list_display = ["table", "kind", "slip", "counted", "expected", "difference", "at"]
+    list_filter = ["kind", "table__game", related_only("table__pit"), related_only("table"), "at"]
+    list_select_related = ["table", "slip"]
+    search_fields = ["table__name", "=slip__serial"]
+    date_hierarchy = "at"

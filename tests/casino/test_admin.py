@@ -1,0 +1,317 @@
+"""The admin for auditors: every list loads with its filters and without a query per row; the
+records are read-only for everyone; any filtered list exports as CSV, every row of it."""
+
+import csv
+import io
+import re
+from html import unescape
+
+import pytest
+from django.contrib import admin
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from casino.admin_csv import CsvExportMixin
+from casino.audit import audit_record
+from casino.models import AuditEvent
+from ledger.models import Account, Chain, Posting, Transaction
+from tables.models import (
+    ApprovalRequest,
+    CardEvent,
+    Casino,
+    Decision,
+    Game,
+    Hand,
+    IdempotentRequest,
+    Incident,
+    Pit,
+    Seat,
+    SeatSession,
+    Shoe,
+    Signature,
+    Slip,
+    SlipCounter,
+    TableCount,
+)
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    fill_request,
+    hand_settle,
+    hand_start,
+    hand_void_request,
+    shift_start,
+    table_count,
+)
+from tests.tables.conftest import key, open_table, person, play, seat
+
+pytestmark = pytest.mark.django_db
+
+OUR_APPS = ("casino", "tables", "ledger")
+READ_ONLY = [
+    Transaction,
+    Posting,
+    Account,
+    Chain,
+    CardEvent,
+    Decision,
+    Incident,
+    AuditEvent,
+    Hand,
+    Shoe,
+    Seat,
+    SeatSession,
+    ApprovalRequest,
+    IdempotentRequest,
+    Slip,
+    SlipCounter,
+    Signature,
+    TableCount,
+]
+SINGLE_ROW = {SlipCounter}  # one counter per year: nothing to compare page sizes with
+
+
+def our_models():
+    return [model for model in admin.site._registry if model._meta.app_label in OUR_APPS]
+
+
+def url(model, view, *args):
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
+
+
+def rocket_hand(table, dealer, bets, cards, decisions):
+    hand = hand_start(table=table, bets=bets, by=dealer, key=key())
+    hand = play(hand, cards, decisions, dealer)
+    return hand_settle(hand=hand, by=dealer, expected_seq=hand.seq, key=key())
+
+
+def count(table, kind, by, witness):
+    return table_count(
+        table=table,
+        kind=kind,
+        denominations={"25": 400},
+        by=by,
+        counter=SignatureGiven(by.username, f"{by.username}-password"),
+        witness=SignatureGiven(witness.username, f"{witness.username}-password"),
+        key=key(),
+    )
+
+
+@pytest.fixture
+def floor(db):
+    """Two casinos, a table in each, two shifts, hands settled and voided, counts, a signed fill."""
+    dana, olga, pete = person("dana", "Dealer"), person("olga", "Dealer"), person("pete", "Pit manager")
+    paul = person("paul", "Pit manager")
+    pit = Pit.objects.create(casino=Casino.objects.create(name="Riverside"), name="Pit 1")
+    far = Pit.objects.create(casino=Casino.objects.create(name="Lakeside"), name="Pit 9")
+    rocket = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8)
+    electronic = open_table(far, pete, Game.ROCKET, "Electronic", 10, 500, decks=8, kind=Shoe.Kind.SYSTEM)
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=olga, table=electronic, by=pete)
+    shift_start(user=pete, pit=pit, by=pete)
+    shift_start(user=paul, pit=far, by=pete)
+    count(rocket, "opener", dana, pete)
+    count(electronic, "opener", olga, paul)
+
+    seat(rocket, 1, 500, dana, name="Mr Lee"), seat(rocket, 2, 500, dana, name="=HYPERLINK(1)")
+    rocket_hand(rocket, dana, {1: 20, 2: 50}, [5, 6, 9, 4, 9], [("hit",), ("fold",)])
+    rocket_hand(rocket, dana, {1: 30, 2: 10}, [2, 7, 8, 2, 5, 8], [("hit",), ("hit",)])
+    seat(electronic, 3, 300, olga, name="Ms Ode")
+    voided = hand_start(table=electronic, bets={3: 20}, by=olga, key=key())
+    request = hand_void_request(hand=voided, by=olga, reason="Misdeal", expected_seq=voided.seq, key=key())
+    approval_decide(request=request, by=paul, approve=True, reason="Seen on camera", key=key())
+    fill = fill_request(table=rocket, denominations={"25": 8}, by=dana, secret="dana-password", key=key())
+    approval_decide(request=fill, by=pete, approve=True, secret="pete-password", key=key())
+    for table in (rocket, electronic):
+        Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
+    audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
+    audit_record(
+        action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
+    )
+    return {"rocket": rocket, "electronic": electronic, "dana": dana, "pete": pete}
+
+
+@pytest.fixture
+def ada(db):
+    auditor = person("ada", "Auditor")
+    auditor.is_staff = True  # auditors work in the admin site
+    auditor.save()
+    return auditor
+
+
+@pytest.fixture
+def boss(django_user_model):
+    return django_user_model.objects.create_superuser(username="boss", password="boss-pass")
+
+
+def csv_rows(response):
+    assert response.status_code == 200 and response.streaming
+    assert response["Content-Type"].startswith("text/csv")
+    text = b"".join(response.streaming_content).decode()
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_every_model_of_casino_tables_and_ledger_is_in_the_admin_with_csv_export():
+    from django.apps import apps
+
+    for app in OUR_APPS:
+        for model in apps.get_app_config(app).get_models():
+            assert admin.site.is_registered(model), model
+    assert all(isinstance(model_admin, CsvExportMixin) for model_admin in admin.site._registry.values())
+
+
+def test_every_changelist_loads_for_an_auditor_with_each_filter_and_a_search(client, floor, ada):
+    client.force_login(ada)
+    for model in our_models():
+        page = client.get(url(model, "changelist"))
+        assert page.status_code == 200, model
+        assert b"Download CSV" in page.content
+        for spec in page.context["cl"].filter_specs:
+            choices = [c for c in spec.choices(page.context["cl"]) if not c.get("selected")][:1]
+            for choice in choices:
+                filtered = client.get(url(model, "changelist") + choice["query_string"])
+                assert filtered.status_code == 200, (model, choice["query_string"])
+        if admin.site.get_model_admin(model).search_fields:
+            assert client.get(url(model, "changelist"), {"q": "Rocket"}).status_code == 200, model
+
+
+def test_a_list_costs_the_same_queries_for_one_row_a_page_as_for_all(client, floor, ada, monkeypatch):
+    client.force_login(ada)
+
+    def queries(model, per_page):
+        monkeypatch.setattr(admin.site.get_model_admin(model), "list_per_page", per_page)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url(model, "changelist")).status_code == 200
+        return len(captured)
+
+    for model in our_models():
+        if model in SINGLE_ROW:
+            continue
+        # given at least two rows, listed one a page and then all on one page
+        assert model.objects.count() >= 2, model
+        # then more rows on the page need no more queries: no query per row
+        assert queries(model, 1) == queries(model, 100), model
+
+
+def test_records_are_read_only_in_the_admin_even_for_a_superuser(client, floor, boss):
+    client.force_login(boss)
+    for model in READ_ONLY:
+        row = model.objects.first()
+        assert client.get(url(model, "change", row.pk)).status_code == 200, model  # shown, to read
+        assert client.get(url(model, "add")).status_code == 403, model
+        assert client.post(url(model, "change", row.pk), {}).status_code == 403, model
+        assert client.get(url(model, "delete", row.pk)).status_code == 403, model
+        assert client.post(url(model, "delete", row.pk), {"post": "yes"}).status_code == 403, model
+        assert model.objects.filter(pk=row.pk).exists(), model
+
+
+def test_the_csv_button_exports_every_row_the_filters_match_not_only_the_page(
+    client, floor, ada, monkeypatch
+):
+    # given a filtered list of transactions shown one a page
+    monkeypatch.setattr(admin.site.get_model_admin(Transaction), "list_per_page", 1)
+    rocket = floor["rocket"]
+    client.force_login(ada)
+    page = client.get(
+        url(Transaction, "changelist"), {"table__id__exact": rocket.pk, "kind__exact": "settlement"}
+    )
+    expected = {
+        str(pk)
+        for pk in Transaction.objects.filter(table=rocket, kind="settlement").values_list("pk", flat=True)
+    }
+    assert len(expected) == 2 and len(page.context["cl"].result_list) == 1
+
+    # when the list's own CSV link is followed
+    link = unescape(re.search(r'class="csv-export" href="([^"]+)"', page.content.decode()).group(1))
+    rows = csv_rows(client.get(link))
+
+    # then the file holds exactly the filtered rows
+    assert {row["id"] for row in rows} == expected
+    assert {row["table_id"] for row in rows} == {str(rocket.pk)}
+
+
+def test_the_csv_export_follows_the_search_and_the_date_drill_down(client, floor, ada):
+    client.force_login(ada)
+    code = Account.objects.filter(kind="tray", table=floor["rocket"]).get().code
+    rows = csv_rows(client.get(url(Posting, "csv"), {"q": code}))
+    assert len(rows) == Posting.objects.filter(account__code=code).count() > 0
+    assert {row["account__code"] for row in rows} == {code}
+
+    today = Transaction.objects.first().created_at
+    dated = csv_rows(
+        client.get(
+            url(Transaction, "csv"), {"created_at__year": today.year, "created_at__month": today.month}
+        )
+    )
+    assert len(dated) == Transaction.objects.count()
+
+
+def test_the_csv_action_exports_the_selected_rows(client, floor, ada):
+    client.force_login(ada)
+    chosen = list(Hand.objects.order_by("pk").values_list("pk", flat=True)[:2])
+    response = client.post(
+        url(Hand, "changelist"), {"action": "download_csv", "index": 0, "_selected_action": chosen}
+    )
+    assert sorted(int(row["id"]) for row in csv_rows(response)) == chosen
+
+
+def test_a_csv_export_never_carries_secrets(client, floor, boss):
+    client.force_login(boss)
+    users = csv_rows(client.get(url(type(boss), "csv")))
+    assert users and not {"password", "pin"} & set(users[0])
+
+    shoes = {row["table_id"]: row for row in csv_rows(client.get(url(Shoe, "csv")))}
+    in_play = Shoe.objects.get(table=floor["electronic"], state="in_play")
+    assert in_play.salt and in_play.salt not in str(shoes) and "order" not in shoes[str(in_play.table_id)]
+    assert shoes[str(in_play.table_id)]["commitment"] == in_play.commitment
+
+
+def test_a_retired_system_shoe_exports_its_order_and_salt(client, floor, boss):
+    from tables.services import shoe_retire
+
+    shoe = Shoe.objects.get(table=floor["electronic"], state="in_play")
+    shoe_retire(shoe=shoe, by=floor["pete"], key=key())
+    client.force_login(boss)
+
+    rows = {row["id"]: row for row in csv_rows(client.get(url(Shoe, "csv")))}
+
+    assert rows[str(shoe.pk)]["salt_if_retired"] == shoe.salt
+    assert rows[str(shoe.pk)]["order_if_retired"].startswith("[")
+
+
+def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_exported_as_text(client, floor, ada):
+    client.force_login(ada)
+    names = {row["player_name"] for row in csv_rows(client.get(url(SeatSession, "csv")))}
+    assert "'=HYPERLINK(1)" in names and "Mr Lee" in names
+
+
+def test_a_member_of_staff_without_the_right_to_read_a_list_cannot_export_it(client, floor):
+    dana = floor["dana"]
+    dana.is_staff = True  # dealers read the floor, not the ledger
+    dana.save()
+    client.force_login(dana)
+    assert client.get(url(Transaction, "csv")).status_code == 403
+    assert client.get(url(Hand, "csv")).status_code == 200
+
+
+def test_the_shift_list_leads_to_the_hands_dealt_in_that_shift(client, floor, ada):
+    client.force_login(ada)
+    shift = floor["dana"].shifts.get()
+    page = client.get(url(Hand, "changelist"), {"shift": shift.pk})
+    assert {hand.table for hand in page.context["cl"].result_list} == {floor["rocket"]}
+    assert len(page.context["cl"].result_list) == 2
+
+
+def test_other_apps_lists_export_too_but_never_an_api_token(client, floor, boss):
+    from django.contrib.auth.models import Group
+    from rest_framework.authtoken.models import Token, TokenProxy
+
+    token = Token.objects.create(user=boss)
+    client.force_login(boss)
+
+    groups = csv_rows(client.get(url(Group, "csv")))
+    tokens = csv_rows(client.get(url(TokenProxy, "csv")))
+
+    assert {row["name"] for row in groups} >= {"Dealer", "Pit manager", "Auditor"}
+    assert tokens == [{"user_id": str(boss.pk), "created": token.created.isoformat()}]

@@ -1,0 +1,203 @@
+"""Player rating and dealer pace, from the recorded hands and the ledger rather than estimates.
+
+Pure reads: each figure is an aggregate query, summed by the database.
+
+A player is rated by name (`SeatSession.player_name`, matched without regard to case; an unrated
+player has none). Counted:
+
+- time played: the sum of their seat sessions' lengths (a session still open runs to `now`);
+- hands: settled hands their sessions played (a voided hand was never played: its bets went back);
+- total and average bet: what their seats committed up front in those hands (the Rocket bet, the
+  pot games' ante), read from the `bet` postings of their seat accounts; Pairs commits nothing;
+- result: the net of every posting on their seat accounts that belongs to a hand, corrections
+  included, so buy-ins and cash-outs are left out and a voided hand nets to nothing. Positive: the
+  player won;
+- theoretical win: what the house expects to win from those bets, each bet times its game's house
+  edge. The edge per game comes from the setting HOUSE_EDGE ({"rocket": "0.034"}, say, for a floor
+  whose players are known to play the best strategy); unset, Rocket's is 0.053, the simulated edge
+  for a player who always hits against an 8-deck shoe (docs/simulation.md: 5.30% +/- 0.05%), and
+  the pot games' is 0: the house banks no bet there and takes no rake.
+
+A dealer's pace covers their shifts at tables: hands finished (settled or voided) at the table
+while their shift lasted, per hour on shift, and voids per hundred of those hands.
+"""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import (
+    BigIntegerField,
+    CharField,
+    Count,
+    DurationField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
+
+from casino.errors import DomainError
+from ledger.models import Account, Posting, Transaction
+from tables.models import Game, Hand, SeatSession, Shift
+from tables.services.seating import SEATS_PER_GAME
+
+# Rocket, always hit, 8 decks: the simulated edge (docs/simulation.md). Pot games: the house banks
+# nothing and takes no rake.
+DEFAULT_HOUSE_EDGE = {Game.ROCKET: Decimal("0.053")}
+CENTS = Decimal("0.01")  # averages and rates are shown to two places
+SECONDS_PER_HOUR = 3600
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    name: str
+    sessions: int
+    time_played: timedelta
+    hands: int
+    total_bet: int
+    average_bet: Decimal
+    result: int  # the player's net win in units: negative when the house won
+    theoretical_win: Decimal  # what the house expects to win from these bets, in units
+
+
+@dataclass(frozen=True)
+class DealerPace:
+    dealer: str
+    time_on_shift: timedelta
+    hands: int
+    voids: int
+    hands_per_hour: Decimal
+    voids_per_hundred: Decimal
+
+
+def house_edges() -> dict[str, Decimal]:
+    """Each game's house edge per unit bet: the HOUSE_EDGE setting over the defaults."""
+    configured = getattr(settings, "HOUSE_EDGE", {})
+    return {game: Decimal(str(configured.get(game, DEFAULT_HOUSE_EDGE.get(game, 0)))) for game in Game.values}
+
+
+def player_rating(name: str, *, now=None) -> PlayerRating:
+    """The rating of the player called `name` over all their recorded play."""
+    name = name.strip()
+    if not name:
+        raise DomainError("An unrated player has no name to rate.")
+    now = now or timezone.now()
+    sessions = SeatSession.objects.filter(player_name__iexact=name)
+    stay = sessions.aggregate(count=Count("pk"), time=Sum(_length("started_at", "ended_at", now)))
+    hands = hands_played(sessions)
+    bets = _bets_by_game(sessions, hands)
+    total_bet = sum(bets.values())
+    edges = house_edges()
+    hand_count = hands.count()
+    return PlayerRating(
+        name=name,
+        sessions=stay["count"],
+        time_played=stay["time"] or timedelta(0),
+        hands=hand_count,
+        total_bet=total_bet,
+        average_bet=_ratio(total_bet, hand_count),
+        result=_result(sessions),
+        theoretical_win=sum((bet * edges[game] for game, bet in bets.items()), Decimal(0)).quantize(CENTS),
+    )
+
+
+def hands_played(sessions: QuerySet[SeatSession]) -> QuerySet[Hand]:
+    """Settled hands in which one of `sessions` held a seat.
+
+    A hand keeps {seat number: session id}; seat numbers are few (eight at most), so one
+    condition per seat number keeps this a single query whatever the number of sessions.
+    """
+    ids = sessions.values("pk")
+    seats = range(1, max(SEATS_PER_GAME.values()) + 1)
+    aliases = {f"session_at_{n}": Cast(ObjectKey("sessions", str(n)), BigIntegerField()) for n in seats}
+    played = Q()
+    for alias in aliases:
+        played |= Q(**{f"{alias}__in": ids})
+    return Hand.objects.alias(**aliases).filter(played, status=Hand.Status.SETTLED)
+
+
+class ObjectKey(Func):
+    """The value at a key of a JSON object, as text.
+
+    Django's key lookups read a key that looks like a number ("3") as a list index, and a hand's
+    sessions are keyed by seat number, so the key is passed to the database as a string here.
+    """
+
+    output_field = CharField()
+
+    def __init__(self, field: str, key: str):
+        self.key = key
+        super().__init__(F(field))
+
+    def as_sql(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"({sql} ->> %s::text)", [*params, self.key]
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"json_extract({sql}, %s)", [*params, f'$."{self.key}"']
+
+
+def _seat_postings(sessions: QuerySet[SeatSession]) -> QuerySet[Posting]:
+    return Posting.objects.filter(account__kind=Account.Kind.PLAYER, account__ref__in=sessions.values("pk"))
+
+
+def _bets_by_game(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> dict[str, int]:
+    rows = (
+        _seat_postings(sessions)
+        .filter(transaction__kind=Transaction.Kind.BET, transaction__hand_id__in=hands.values("pk"))
+        .values("transaction__table__game")
+        .annotate(bet=Sum("amount"))
+    )
+    # A bet leaves the seat's account: its posting is negative.
+    return {row["transaction__table__game"]: -row["bet"] for row in rows}
+
+
+def _result(sessions: QuerySet[SeatSession]) -> int:
+    net = (
+        _seat_postings(sessions)
+        .filter(transaction__hand_id__isnull=False)
+        .exclude(transaction__kind__in=[Transaction.Kind.BUY_IN, Transaction.Kind.CASH_OUT])
+        .aggregate(net=Sum("amount"))["net"]
+    )
+    return net or 0
+
+
+def dealer_pace(dealer, *, now=None) -> DealerPace:
+    """Hands per hour and voids per hundred hands over `dealer`'s shifts at tables."""
+    now = now or timezone.now()
+    shifts = Shift.objects.filter(user=dealer, table__isnull=False)
+    time = shifts.aggregate(time=Sum(_length("started_at", "ended_at", now)))["time"] or timedelta(0)
+    during = shifts.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at")).filter(
+        Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at"))
+    )
+    dealt = Hand.objects.filter(Exists(during), status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED])
+    counts = dealt.aggregate(hands=Count("pk"), voids=Count("pk", filter=Q(status=Hand.Status.VOIDED)))
+    return DealerPace(
+        dealer=dealer.get_username(),
+        time_on_shift=time,
+        hands=counts["hands"],
+        voids=counts["voids"],
+        hands_per_hour=_ratio(counts["hands"] * SECONDS_PER_HOUR, time.total_seconds()),
+        voids_per_hundred=_ratio(counts["voids"] * 100, counts["hands"]),
+    )
+
+
+def _length(start: str, end: str, now) -> ExpressionWrapper:
+    """end - start, with a missing end (still going) taken as `now`."""
+    return ExpressionWrapper(Coalesce(F(end), Value(now)) - F(start), output_field=DurationField())
+
+
+def _ratio(numerator, denominator) -> Decimal:
+    if not denominator:
+        return Decimal(0).quantize(CENTS)
+    return (Decimal(numerator) / Decimal(str(denominator))).quantize(CENTS)

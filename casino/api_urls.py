@@ -9,4 +9,5 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("tables.api.urls")),
     path("", include("ledger.api")),
+    path("reports/", include("reports.api")),
 ]

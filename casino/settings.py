@@ -233,7 +233,18 @@ CELERY_BEAT_SCHEDULE = {
     # Once a day, after the gaming day has closed (06:00 in TIME_ZONE), every chain head is
     # written to an anchor file that the auditors copy off the machine.
     "ledger-anchor-daily": {"task": "ledger.anchor_chains", "schedule": crontab(hour=6, minute=0)},
+    # Reports (reports/tasks.py): reconcile every dealer shift that has ended (a shift is reconciled
+    # once, whatever the sweeps), and after the gaming day closes, the day's statistics, house edge
+    # and reconciliations.
+    "reports-end-of-shift": {"task": "reports.end_of_shift", "schedule": crontab(minute="*/15")},
+    "reports-end-of-day": {"task": "reports.end_of_day", "schedule": crontab(hour=6, minute=15)},
 }
+
+# Reports: the gaming day closes at this hour (local time); Rocket's theoretical edge is simulated
+# over REPORTS_EDGE_HANDS luck-adjusted hands and its spread over REPORTS_VARIANCE_HANDS hands.
+REPORTS_GAMING_DAY_HOUR = env.int("REPORTS_GAMING_DAY_HOUR", default=6)
+REPORTS_EDGE_HANDS = env.int("REPORTS_EDGE_HANDS", default=100_000)
+REPORTS_VARIANCE_HANDS = env.int("REPORTS_VARIANCE_HANDS", default=200_000)
 
 # Where `manage.py ledger_anchor` and the daily task write anchor files.
 LEDGER_ANCHOR_DIR = Path(env("LEDGER_ANCHOR_DIR", default=str(BASE_DIR / "anchors")))

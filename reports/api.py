@@ -1,0 +1,92 @@
+"""Reports over HTTP: start one (POST), then read its status, progress and result (GET).
+
+`casino.api_urls` mounts these under /api/reports/. Who: as on the pages, anyone holding
+`reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403). Starting
+the same report twice answers with the same report.
+"""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+from rest_framework.viewsets import ReadOnlyModelViewSet
+
+from casino.errors import DomainError
+from reports.models import Report
+from reports.services import report_request
+
+PAGE_SIZE = 50
+
+
+class ReadsReports(BasePermission):
+    message = "Reports are for pit managers and auditors."
+
+    def has_permission(self, request, view):
+        return request.user.has_perm("reports.view_report")
+
+
+class ReportSerializer(serializers.ModelSerializer):
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    seconds = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Report
+        fields = [
+            "id",
+            "kind",
+            "title",
+            "params",
+            "status",
+            "progress",
+            "stage",
+            "flags",
+            "error",
+            "attempts",
+            "requested_by",
+            "requested_at",
+            "started_at",
+            "finished_at",
+            "seconds",
+            "result",
+        ]
+        read_only_fields = fields
+
+
+class StartSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Report.Kind.choices)
+    params = serializers.DictField(
+        help_text="date_from/date_to, group, casino, tables, game, dealer, shift, ..."
+    )
+
+
+class ReportPage(PageNumberPagination):
+    page_size = PAGE_SIZE
+
+
+class ReportViewSet(ReadOnlyModelViewSet):
+    """Reports, newest first; POST starts one (or answers with the one already asked for)."""
+
+    permission_classes = [IsAuthenticated, ReadsReports]
+    serializer_class = ReportSerializer
+    pagination_class = ReportPage
+    queryset = Report.objects.select_related("requested_by").order_by("-requested_at", "-pk")
+
+    @extend_schema(request=StartSerializer, responses={202: ReportSerializer})
+    def create(self, request):
+        start = StartSerializer(data=request.data)
+        start.is_valid(raise_exception=True)
+        try:
+            report = report_request(
+                kind=start.validated_data["kind"], params=start.validated_data["params"], by=request.user
+            )
+        except DomainError as error:
+            return Response({"detail": error.message}, status=error.status)
+        report.refresh_from_db()
+        return Response(ReportSerializer(report).data, status=status.HTTP_202_ACCEPTED)
+
+
+router = SimpleRouter(use_regex_path=False)
+router.register("", ReportViewSet, basename="report")
+urlpatterns = router.urls

@@ -1,0 +1,202 @@
+"""Reports on the floor: house edge against the math, regulators' statistics, reconciliation.
+
+What the app records:
+- `Report`: one run of a report, keyed by its kind and canonical parameters (`key`), so that
+  asking twice, or a task delivered twice, gives one report. It carries its status, progress,
+  timings and, once done, its result as JSON.
+- `TheoreticalEdge`: Rocket's house edge for one rules configuration (decks, start, burn,
+  penetration, the assumed player strategy, the simulation's size), with its 95% confidence
+  interval and the per-seat variance the reports need, keyed by a canonical hash of that
+  configuration and computed once.
+- `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
+- `Investigation`: a flag raised by a variance rule, which a manager closes with written findings.
+
+Invariants: a report's key is unique and its progress lies in 0..100; a theoretical edge exists
+once per configuration hash; an investigation exists once per rule, table (or game) and period,
+and a closed one names who closed it and carries findings (check constraints).
+
+Edges, variances and hold are statistics, so they are floats; money (handle, win) stays in whole
+units in the results.
+"""
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+DEFAULT_STRATEGY = "best"  # the house's worst case: see docs/reports.md, "Theoretical edge"
+
+
+class Report(models.Model):
+    class Kind(models.TextChoices):
+        HOUSE_EDGE = "house_edge", "House edge (actual against theoretical)"
+        STATISTICS = "statistics", "Statistics and variance rules"
+        RECONCILIATION = "reconciliation", "Reconciliation (chips, cards, hands)"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    params = models.JSONField(help_text="The parameters, in canonical form.")
+    key = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the kind and parameters.")
+    title = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done.")
+    stage = models.CharField(max_length=200, blank=True, help_text="What it is doing now.")
+    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    flags = models.PositiveIntegerField(default=0, help_text="Findings or flags in the result.")
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Empty when the schedule asked for it.",
+    )
+    requested_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(progress__lte=100), name="report_progress_at_most_100")
+        ]
+
+    def __str__(self):
+        return self.title or f"{self.get_kind_display()} {self.pk}"
+
+    @property
+    def seconds(self) -> float | None:
+        """How long the last run took."""
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class TheoreticalEdge(models.Model):
+    """Rocket's house edge per unit bet for one rules configuration and player strategy."""
+
+    config_hash = models.CharField(max_length=64, unique=True)
+    game = models.CharField(max_length=20, default="rocket")
+    config = models.JSONField(help_text="Decks, start, burn, penetration, strategy, players, hands, seed.")
+    endless_edge = models.FloatField(help_text="Exact edge for an endless shoe (0.05 is 5%).")
+    edge = models.FloatField(help_text="Edge for this finite, cut shoe: luck-adjusted simulation.")
+    half_width = models.FloatField(help_text="Half-width of the edge's 95% confidence interval.")
+    seat_variance = models.FloatField(help_text="Variance of one seat's result per unit bet, squared.")
+    pair_covariance = models.FloatField(help_text="Covariance of two seats' results in one hand.")
+    hands = models.PositiveIntegerField(help_text="Hands simulated for the finite-shoe edge.")
+    seconds = models.FloatField(default=0)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        c = self.config
+        return (
+            f"Rocket {c.get('decks')} decks, {c.get('start')} start, {c.get('strategy')}: "
+            f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}%"
+        )
+
+
+class VarianceRules(models.Model):
+    """When the statistics report flags a table; one row per casino, defaults as regulators use."""
+
+    casino = models.OneToOneField("tables.Casino", on_delete=models.PROTECT, related_name="variance_rules")
+    strategy = models.CharField(
+        max_length=30,
+        default=DEFAULT_STRATEGY,
+        help_text="Player strategy the theoretical edge assumes: best (the house's worst case), "
+        "always_hit, pair_cost, pair_chance, fold_at_most_K.",
+    )
+    z_limit = models.FloatField(
+        default=3.0,
+        validators=[MinValueValidator(0.5)],
+        help_text="Flag a day's win more than this many standard deviations from the theoretical.",
+    )
+    base_points = models.FloatField(
+        default=3.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="Flag a month's hold more than this many percentage points from the base level.",
+    )
+    confidence = models.FloatField(
+        default=0.95,
+        validators=[MinValueValidator(0.05), MaxValueValidator(0.9999)],
+        help_text="Flag a month's hold outside this confidence interval around the theoretical.",
+    )
+    rolling_days = models.PositiveSmallIntegerField(default=30)
+    rolling_points = models.FloatField(
+        default=4.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="Flag a rolling window's hold this many percentage points from the lifetime hold.",
+    )
+    minimum_hands = models.PositiveIntegerField(
+        default=1000, help_text="Point rules apply only to periods with at least this many hands."
+    )
+
+    class Meta:
+        verbose_name_plural = "variance rules"
+
+    def __str__(self):
+        return f"Variance rules of {self.casino}"
+
+
+class Investigation(models.Model):
+    """A variance flag: opened by the statistics report, closed by a manager with findings."""
+
+    class Rule(models.TextChoices):
+        Z_SCORE = "z_score", "Win against theoretical (z-score)"
+        BASE_LEVEL = "base_level", "Month's hold against the base level"
+        CONFIDENCE = "confidence", "Month's hold outside the confidence interval"
+        ROLLING = "rolling", "Rolling window against lifetime"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    key = models.CharField(max_length=120, unique=True, help_text="Rule, scope and period.")
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="investigations")
+    table = models.ForeignKey(
+        "tables.Table", on_delete=models.PROTECT, null=True, blank=True, related_name="investigations"
+    )
+    game = models.CharField(max_length=20)
+    rule = models.CharField(max_length=20, choices=Rule.choices)
+    report = models.ForeignKey(
+        Report, on_delete=models.PROTECT, null=True, blank=True, related_name="investigations"
+    )
+    period_start = models.DateField()
+    period_end = models.DateField()
+    measured = models.FloatField(help_text="The figure that broke the rule.")
+    limit = models.FloatField(help_text="The rule's limit it was compared with.")
+    detail = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    opened_at = models.DateTimeField(default=timezone.now)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    closed_at = models.DateTimeField(null=True, blank=True)
+    findings = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-opened_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status="open")
+                | (Q(closed_by__isnull=False, closed_at__isnull=False) & ~Q(findings="")),
+                name="closed_investigation_has_findings",
+            ),
+        ]
+
+    def __str__(self):
+        where = self.table or self.get_game_display()
+        return f"{self.get_rule_display()}: {where}, {self.period_start} to {self.period_end}"
+
+    def get_game_display(self) -> str:
+        from tables.models import Game
+
+        return dict(Game.choices).get(self.game, self.game)

@@ -1,0 +1,195 @@
+"""The reports' reads: aggregate queries that leave the heavy work to the database.
+
+Hands: each settled hand's money as its records hold it (`Hand.committed`: the bet or ante each
+seat put up; `Hand.settlement["deltas"]`: each party's result, "house" for the house, "carry" for
+odd units carried; `settlement["entries"]`: every line, pot lines included). A little SQL per
+database reads those JSON fields inside the aggregate, so a million hands are summed by the
+database in one pass, never loaded into Python.
+
+Ledger: drop (cash into the drop box) and win (the house side of every transaction a hand caused:
+the tray for Rocket, the rake for pot games) per table and gaming day, from the postings.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import (
+    BigIntegerField,
+    CharField,
+    Count,
+    F,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.expressions import RawSQL
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Coalesce
+
+from ledger.models import Account, Posting, Transaction
+from reports.periods import gaming_day_of
+from tables.models import Hand, Shift
+
+GROUPS = ("game", "table", "day", "dealer", "shift")
+
+_HAND = '"tables_hand"'
+# Per-hand figures as SQL, per database. Seat keys of the deltas are seat numbers (digits).
+_SQL = {
+    "sqlite": {
+        "handle": f"(SELECT COALESCE(SUM(value), 0) FROM json_each({_HAND}.committed))",
+        "bets": f"(SELECT COUNT(*) FROM json_each({_HAND}.committed))",
+        "bets_sq": f"(SELECT COALESCE(SUM(value * value), 0) FROM json_each({_HAND}.committed))",
+        "handle_sq": f"(SELECT COALESCE(SUM(value), 0) * COALESCE(SUM(value), 0) "
+        f"FROM json_each({_HAND}.committed))",
+        "win": f"COALESCE(json_extract({_HAND}.settlement, '$.deltas.house'), 0)",
+        "carry": f"COALESCE(json_extract({_HAND}.settlement, '$.deltas.carry'), 0)",
+        "players": f"(SELECT COALESCE(SUM(value), 0) FROM json_each({_HAND}.settlement, '$.deltas') "
+        "WHERE key GLOB '[0-9]*')",
+        "pot": f"(SELECT COALESCE(SUM(json_extract(value, '$[1]')), 0) "
+        f"FROM json_each({_HAND}.settlement, '$.entries') "
+        "WHERE json_extract(value, '$[0]') = 'pot' AND json_extract(value, '$[1]') > 0)",
+    },
+    "postgresql": {
+        "handle": f"(SELECT COALESCE(SUM(value::bigint), 0) FROM jsonb_each_text({_HAND}.committed))",
+        "bets": f"(SELECT COUNT(*) FROM jsonb_each_text({_HAND}.committed))",
+        "bets_sq": f"(SELECT COALESCE(SUM(value::bigint * value::bigint), 0) "
+        f"FROM jsonb_each_text({_HAND}.committed))",
+        "handle_sq": f"(SELECT COALESCE(SUM(value::bigint), 0) * COALESCE(SUM(value::bigint), 0) "
+        f"FROM jsonb_each_text({_HAND}.committed))",
+        "win": f"COALESCE(({_HAND}.settlement -> 'deltas' ->> 'house')::bigint, 0)",
+        "carry": f"COALESCE(({_HAND}.settlement -> 'deltas' ->> 'carry')::bigint, 0)",
+        "players": f"(SELECT COALESCE(SUM(value::bigint), 0) "
+        f"FROM jsonb_each_text({_HAND}.settlement -> 'deltas') WHERE key ~ '^[0-9]+$')",
+        "pot": f"(SELECT COALESCE(SUM((e ->> 1)::bigint), 0) "
+        f"FROM jsonb_array_elements({_HAND}.settlement -> 'entries') e "
+        "WHERE e ->> 0 = 'pot' AND (e ->> 1)::bigint > 0)",
+    },
+}
+FIGURES = tuple(_SQL["sqlite"])
+
+
+def hand_sql(figure: str) -> RawSQL:
+    """One per-hand figure (handle, bets, bets_sq, handle_sq, win, carry, players, pot) as SQL."""
+    return RawSQL(_SQL[connection.vendor][figure], (), output_field=BigIntegerField())
+
+
+def settled_hands(
+    *,
+    start: datetime,
+    end: datetime,
+    casino_id: int | None = None,
+    table_ids: list[int] | None = None,
+    game: str | None = None,
+) -> QuerySet[Hand]:
+    """Hands settled in [start, end), optionally of one casino, some tables, one game."""
+    hands = Hand.objects.filter(status=Hand.Status.SETTLED, settled_at__gte=start, settled_at__lt=end)
+    if casino_id:
+        hands = hands.filter(table__pit__casino_id=casino_id)
+    if table_ids:
+        hands = hands.filter(table_id__in=table_ids)
+    if game:
+        hands = hands.filter(game=game)
+    return hands
+
+
+def _shift_of_hand(field: str) -> Subquery:
+    """The shift (its `field`) on duty at the hand's table when the hand started."""
+    shifts = (
+        Shift.objects.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at"))
+        .filter(Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at")))
+        .order_by("-started_at")
+        .values(field)[:1]
+    )
+    return Subquery(shifts)
+
+
+def with_shift(hands: QuerySet[Hand]) -> QuerySet[Hand]:
+    """Annotate each hand with the dealer's shift at its table (`shift_id`) and the dealer."""
+    return hands.annotate(
+        shift_id=_shift_of_hand("pk"),
+        dealer_id=Coalesce(_shift_of_hand("user"), F("started_by"), output_field=BigIntegerField()),
+    )
+
+
+def _group_key(group: str):
+    return {
+        "game": F("game"),
+        "table": F("table"),
+        "day": gaming_day_of("settled_at"),
+        "dealer": F("dealer_id"),
+        "shift": F("shift_id"),
+    }[group]
+
+
+def hand_totals(hands: QuerySet[Hand], *, group: str) -> list[dict]:
+    """Sums per group, gaming day and Rocket rules configuration, in one aggregate query.
+
+    Each row: group, game, day, decks, start, burn, penetration, hands, handle, bets, bets_sq
+    (sum of each bet squared), handle_sq (sum of each hand's handle squared), win, carry, players
+    (the seats' results), pot, first and last settlement.
+    """
+    if group not in GROUPS:
+        raise ValueError(f"Group by one of {', '.join(GROUPS)}, not {group!r}.")
+    if group in ("dealer", "shift"):
+        hands = with_shift(hands)
+    rows = (
+        hands.order_by()
+        .values(
+            "game",
+            group_key=_group_key(group),
+            gaming_day=gaming_day_of("settled_at"),
+            decks=F("shoe__decks"),
+            start=Coalesce(KeyTextTransform("start", "options"), Value("left"), output_field=CharField()),
+            burn=F("shoe__burn"),
+            penetration=F("shoe__penetration"),
+        )
+        .annotate(
+            hands=Count("id"),
+            **{figure: Sum(hand_sql(figure)) for figure in FIGURES},
+            first=Min("settled_at"),
+            last=Max("settled_at"),
+        )
+    )
+    return [_ints(row) for row in rows]
+
+
+def _ints(row: dict) -> dict:
+    # PostgreSQL sums bigints as numeric: whole units come back as Decimal.
+    for figure in FIGURES:
+        row[figure] = int(row[figure] or 0)
+    return row
+
+
+def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict]:
+    """Drop, win and rake per table and gaming day from the ledger's postings, in one query.
+
+    Drop: the net of the drop box's postings, less what went to the count room. Win: the house
+    side (tray or rake) of every transaction a hand caused, corrections included.
+    """
+    postings = Posting.objects.filter(
+        account__casino_id=casino_id,
+        account__kind__in=[Account.Kind.DROP, Account.Kind.TRAY, Account.Kind.RAKE],
+        transaction__created_at__gte=start,
+        transaction__created_at__lt=end,
+    )
+    from_hand = Q(transaction__hand_id__isnull=False)
+    rows = (
+        postings.order_by()
+        .values(table=F("account__table"), gaming_day=gaming_day_of("transaction__created_at"))
+        .annotate(
+            drop=Sum(
+                "amount",
+                filter=Q(account__kind=Account.Kind.DROP) & ~Q(transaction__kind=Transaction.Kind.DROP_COUNT),
+            ),
+            win=Sum("amount", filter=from_hand & Q(account__kind__in=[Account.Kind.TRAY, Account.Kind.RAKE])),
+            rake=Sum("amount", filter=Q(account__kind=Account.Kind.RAKE)),
+        )
+    )
+    return [{**row, **{k: int(row[k] or 0) for k in ("drop", "win", "rake")}} for row in rows]

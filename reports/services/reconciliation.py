@@ -1,0 +1,465 @@
+"""The reconciliation report: chips, cards and hands of one table over a session, shift or days.
+
+Chips: for every table session (an opening count to the closing count after it) in the period,
+opening count + fills - credits + collected - paid - chips sold at buy-ins (and any correction)
+is the tray the ledger expects; it is compared with the closing count, the opening count with the
+ledger and with the previous closer. Each term is one grouped query on the tray's postings.
+
+Cards: for every shoe dealt from in the period, the cards dealt (its card events) plus the cards
+left (the shoe's own count) make its composition, the positions run 1, 2, 3... with no gap, and no
+rank was dealt more often than the shoe holds; a system-shuffled shoe's dealt cards are its
+committed order, card for card, and the commitment verifies; incidents at the table are listed.
+
+Hands: every settled hand replays through the engine from its cards and decisions to what the
+ledger posted (`tables.review.hand_replay_check`), and to its own settlement record; a voided hand
+nets to nothing. The table's hash chain is walked from its first record, and every transaction of
+the period sums to zero.
+
+Every finding names the hand, shoe or table and links to its page.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date, datetime
+
+from django.db.models import Count, Max, Q, Sum
+from django.utils import timezone
+
+from ledger.chain import chain_name, chain_records, record_hash
+from ledger.models import ZERO_HASH, Account, Chain, Posting, Transaction
+from reports.periods import days_bounds
+from reports.services.house_edge import Progress
+from reports.services.links import admin_url, hand_url, shoe_url, table_url
+from tables.games.cards import composition
+from tables.models import CardEvent, Hand, Incident, Shift, Shoe, Table, TableCount
+from tables.review import hand_replay_check, posted_results
+from tables.services.shoes import shoe_commitment
+
+PROGRESS_EVERY = 50  # hands replayed between two progress updates
+
+
+def finding(section: str, where: str, problem: str, link: str = "") -> dict:
+    return {"section": section, "where": where, "problem": problem, "link": link}
+
+
+def reconciliation_period(params: dict) -> tuple[Table, datetime, datetime, str]:
+    """The table and [start, end) the parameters name: a table session, a shift, or gaming days."""
+    if params.get("session"):
+        opener = TableCount.objects.select_related("table").get(pk=params["session"])
+        closer = _closer_after(opener)
+        end = closer.at if closer else timezone.now()
+        return opener.table, opener.at, end, f"table session from {opener.at:%Y-%m-%d %H:%M}"
+    if params.get("shift"):
+        shift = Shift.objects.select_related("table", "user").get(pk=params["shift"])
+        end = shift.ended_at or timezone.now()
+        return (
+            shift.table,
+            shift.started_at,
+            end,
+            f"{shift.user}'s shift from {shift.started_at:%Y-%m-%d %H:%M}",
+        )
+    table = Table.objects.get(pk=params["table"])
+    first, last = date.fromisoformat(params["date_from"]), date.fromisoformat(params["date_to"])
+    start, end = days_bounds(first, last)
+    return table, start, end, f"gaming days {first} to {last}"
+
+
+def reconciliation_report(*, params: dict, progress: Progress) -> dict:
+    """Chips, cards and hands of the period, with every difference as a finding."""
+    table, start, end, label = reconciliation_period(params)
+    progress(5, "Chips")
+    chips, chip_findings = chips_section(table, start, end)
+    progress(20, "Cards")
+    cards, card_findings = cards_section(table, start, end)
+    progress(35, "Hands")
+    hands, hand_findings = hands_section(table, start, end, progress)
+    progress(85, "Chain")
+    chain, chain_findings = chain_section(table, start, end)
+    findings = chip_findings + card_findings + hand_findings + chain_findings
+    return {
+        "table": table.pk,
+        "table_name": table.name,
+        "table_link": table_url(table.pk),
+        "period": label,
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "chips": chips,
+        "cards": cards,
+        "hands": hands,
+        "chain": chain,
+        "findings": findings,
+    }
+
+
+# Chips
+
+
+def _closer_after(opener: TableCount) -> TableCount | None:
+    return (
+        TableCount.objects.filter(table_id=opener.table_id, at__gte=opener.at, pk__gt=opener.pk)
+        .order_by("at", "pk")
+        .first()
+    )
+
+
+def tray_terms(table: Table, start: datetime, end: datetime | None) -> dict[str, int]:
+    """The tray's movements in (start, end] by kind, settlement split into collected and paid."""
+    postings = Posting.objects.filter(
+        account__table=table, account__kind=Account.Kind.TRAY, transaction__created_at__gt=start
+    )
+    if end is not None:
+        postings = postings.filter(transaction__created_at__lte=end)
+    rows = (
+        postings.order_by()
+        .values("transaction__kind")
+        .annotate(
+            plus=Sum("amount", filter=Q(amount__gt=0)),
+            minus=Sum("amount", filter=Q(amount__lt=0)),
+        )
+    )
+    terms = defaultdict(int)
+    for row in rows:
+        kind, plus, minus = row["transaction__kind"], row["plus"] or 0, row["minus"] or 0
+        if kind == Transaction.Kind.SETTLEMENT:
+            terms["collected"] += plus
+            terms["paid"] += minus
+        else:
+            terms[kind] += plus + minus
+    return {kind: int(amount) for kind, amount in terms.items()}
+
+
+def chips_section(table: Table, start: datetime, end: datetime) -> tuple[list[dict], list[dict]]:
+    """One entry per table session (opener and the closer after it) that overlaps the period."""
+    counts = list(
+        TableCount.objects.filter(table=table).select_related("previous_closer").order_by("at", "pk")
+    )
+    sessions, findings = [], []
+    for index, count in enumerate(counts):
+        if count.kind != TableCount.Kind.OPENER:
+            continue
+        closer = counts[index + 1] if index + 1 < len(counts) else None
+        if (closer and closer.at < start) or count.at >= end:
+            continue
+        session, problems = _session(table, count, closer)
+        sessions.append(session)
+        findings += problems
+    return sessions, findings
+
+
+def _session(table: Table, opener: TableCount, closer: TableCount | None) -> tuple[dict, list[dict]]:
+    terms = tray_terms(table, opener.at, closer.at if closer else None)
+    expected = opener.counted + sum(terms.values())
+    where = f"{table.name}, session opened {opener.at:%Y-%m-%d %H:%M}"
+    link = admin_url("tables.tablecount", opener.pk) or table_url(table.pk)
+    session = {
+        "opened": opener.at.isoformat(),
+        "opening_count": opener.counted,
+        "opening_expected": opener.expected,
+        "previous_closer": opener.previous_closer.counted if opener.previous_closer else None,
+        "terms": terms,
+        "expected_tray": expected,
+        "closed": closer.at.isoformat() if closer else None,
+        "closing_count": closer.counted if closer else None,
+        "difference": closer.counted - expected if closer else None,
+        "link": link,
+    }
+    problems = []
+    if opener.difference:
+        problems.append(
+            finding(
+                "chips",
+                where,
+                f"the opening count {opener.counted} differs from the "
+                f"ledger's {opener.expected} by {opener.difference:+d}",
+                link,
+            )
+        )
+    if opener.against_previous_closer:
+        problems.append(
+            finding(
+                "chips",
+                where,
+                f"the opening count {opener.counted} differs from the "
+                f"previous closing count {opener.previous_closer.counted} by "
+                f"{opener.against_previous_closer:+d}",
+                link,
+            )
+        )
+    if closer and closer.counted != expected:
+        problems.append(
+            finding(
+                "chips",
+                where,
+                f"the closing count {closer.counted} differs from the "
+                f"expected tray {expected} by {closer.counted - expected:+d}",
+                link,
+            )
+        )
+    return session, problems
+
+
+# Cards
+
+
+def _shoes(table: Table, start: datetime, end: datetime) -> list[Shoe]:
+    dealt = CardEvent.objects.filter(shoe__table=table, at__gte=start, at__lt=end).values("shoe")
+    return list(
+        Shoe.objects.filter(Q(pk__in=dealt) | Q(table=table, created_at__gte=start, created_at__lt=end))
+        .distinct()
+        .order_by("pk")
+    )
+
+
+def cards_section(table: Table, start: datetime, end: datetime) -> tuple[dict, list[dict]]:
+    """Per shoe: dealt + left = composition, no gap, no rank over; system shoes against their order."""
+    shoes = _shoes(table, start, end)
+    events = CardEvent.objects.filter(shoe__in=shoes).order_by()
+    totals = {
+        row["shoe"]: row
+        for row in events.values("shoe").annotate(
+            dealt=Count("id"), top=Max("shoe_position"), face_down=Count("id", filter=Q(rank__isnull=True))
+        )
+    }
+    ranks = defaultdict(dict)
+    for row in events.filter(rank__isnull=False).values("shoe", "rank").annotate(n=Count("id")):
+        ranks[row["shoe"]][row["rank"]] = row["n"]
+    entries, findings = [], []
+    for shoe in shoes:
+        entry, problems = _shoe_check(shoe, totals.get(shoe.pk, {}), ranks[shoe.pk])
+        entries.append(entry)
+        findings += problems
+    incidents = Incident.objects.filter(table=table, at__gte=start, at__lt=end).order_by("at")
+    listed = [
+        {
+            "at": i.at.isoformat(),
+            "kind": i.get_kind_display(),
+            "shoe": i.shoe_id,
+            "hand": i.hand_id,
+            "detail": i.detail,
+            "link": hand_url(i.hand_id) if i.hand_id else admin_url("tables.incident", i.pk),
+        }
+        for i in incidents
+    ]
+    return {"shoes": entries, "incidents": listed}, findings
+
+
+def _shoe_check(shoe: Shoe, totals: dict, ranks: dict[int, int]) -> tuple[dict, list[dict]]:
+    full = composition(shoe.decks)
+    dealt, top = totals.get("dealt", 0), totals.get("top") or 0
+    where, link = f"shoe {shoe.pk} ({shoe})", shoe_url(shoe.pk)
+    problems = []
+    if dealt != shoe.cards_out or top != shoe.cards_out:
+        missing = _missing_positions(shoe)
+        problems.append(
+            finding(
+                "cards",
+                where,
+                f"{shoe.cards_out} cards left the shoe but {dealt} are recorded"
+                + (f"; positions missing: {_short(missing)}" if missing else ""),
+                link,
+            )
+        )
+    for rank, count in sorted(ranks.items()):
+        if count > full[rank]:
+            problems.append(
+                finding(
+                    "cards", where, f"{count} cards of rank {rank} dealt; the shoe holds {full[rank]}", link
+                )
+            )
+    entry = {
+        "shoe": shoe.pk,
+        "kind": shoe.kind,
+        "decks": shoe.decks,
+        "composition": sum(full),
+        "dealt": dealt,
+        "face_down": totals.get("face_down", 0),
+        "left": sum(full) - shoe.cards_out,
+        "link": link,
+    }
+    if shoe.kind == Shoe.Kind.SYSTEM:
+        entry["commitment_verifies"], system_problems = _system_check(shoe, ranks, where, link)
+        problems += system_problems
+    return entry, problems
+
+
+def _missing_positions(shoe: Shoe) -> list[int]:
+    held = set(CardEvent.objects.filter(shoe=shoe).values_list("shoe_position", flat=True))
+    return [p for p in range(1, shoe.cards_out + 1) if p not in held]
+
+
+def _short(positions: list[int]) -> str:
+    shown = ", ".join(str(p) for p in positions[:10])
+    return shown + (f" and {len(positions) - 10} more" if len(positions) > 10 else "")
+
+
+def _system_check(shoe: Shoe, ranks: dict[int, int], where: str, link: str) -> tuple[bool, list[dict]]:
+    """The commitment verifies; the cards dealt are the order's first cards; dealt + left per rank."""
+    order, problems = shoe.order or [], []
+    verifies = bool(order) and shoe_commitment(order, shoe.salt) == shoe.commitment
+    if not verifies:
+        problems.append(
+            finding("cards", where, "the shoe's order and salt do not hash to its commitment", link)
+        )
+    full = composition(shoe.decks)
+    left = defaultdict(int)
+    for rank in order[shoe.cards_out :]:
+        left[rank] += 1
+    for rank in range(1, len(full)):
+        if order and ranks.get(rank, 0) + left[rank] != full[rank]:
+            problems.append(
+                finding(
+                    "cards",
+                    where,
+                    f"rank {rank}: {ranks.get(rank, 0)} dealt + {left[rank]} "
+                    f"left is not the {full[rank]} the shoe holds",
+                    link,
+                )
+            )
+    positions = CardEvent.objects.filter(shoe=shoe).values_list("shoe_position", "rank", "hand_id")
+    for position, rank, hand_id in positions.order_by("shoe_position"):
+        if position <= len(order) and rank != order[position - 1]:
+            problems.append(
+                finding(
+                    "cards",
+                    where,
+                    f"card {position} was recorded as {rank}; the shoe's order has {order[position - 1]}",
+                    hand_url(hand_id) if hand_id else link,
+                )
+            )
+    return verifies, problems
+
+
+# Hands
+
+
+def hands_section(
+    table: Table, start: datetime, end: datetime, progress: Progress
+) -> tuple[dict, list[dict]]:
+    """Replay every hand settled or voided in the period against what was posted."""
+    hands = (
+        Hand.objects.filter(table=table)
+        .filter(
+            Q(settled_at__gte=start, settled_at__lt=end)
+            | Q(status=Hand.Status.VOIDED, started_at__gte=start, started_at__lt=end)
+        )
+        .select_related("shoe")
+        .order_by("number")
+    )
+    total, findings, replayed, voided = hands.count(), [], 0, 0
+    for index, hand in enumerate(hands.iterator(chunk_size=500)):
+        if hand.status == Hand.Status.VOIDED:
+            voided += 1
+            findings += _voided_check(hand)
+        else:
+            replayed += 1
+            findings += _replay_check(hand, table.name)
+        if index % PROGRESS_EVERY == 0 and total:
+            progress(35 + 50 * index // total, f"Hands: {index} of {total} replayed")
+    open_hands = Hand.objects.filter(table=table, status__in=Hand.OPEN).values_list("pk", "number")
+    return {
+        "replayed": replayed,
+        "voided": voided,
+        "open": [{"hand": pk, "number": number, "link": hand_url(pk)} for pk, number in open_hands],
+    }, findings
+
+
+def _replay_check(hand: Hand, table_name: str) -> list[dict]:
+    check = hand_replay_check(hand)
+    where, link = f"{table_name} hand {hand.number}", hand_url(hand.pk)
+    if check["error"]:
+        return [finding("hands", where, f"its records do not replay: {check['error']}", link)]
+    problems = []
+    if check["matches"] is False:
+        problems.append(
+            finding(
+                "hands",
+                where,
+                f"the replay settles {check['replayed']} but the ledger posted {check['posted']}",
+                link,
+            )
+        )
+    recorded = {k: v for k, v in ((hand.settlement or {}).get("deltas") or {}).items() if k.isdigit()}
+    if check["replayed"] is not None and recorded != check["replayed"]:
+        problems.append(
+            finding(
+                "hands",
+                where,
+                f"its settlement record {recorded} is not the replay's {check['replayed']}",
+                link,
+            )
+        )
+    return problems
+
+
+def _voided_check(hand: Hand) -> list[dict]:
+    posted = posted_results(hand)
+    if any(posted.values()):
+        return [
+            finding(
+                "hands",
+                f"hand {hand.number}",
+                f"the hand was voided but its seats net {posted}",
+                hand_url(hand.pk),
+            )
+        ]
+    return []
+
+
+# Chain
+
+
+def chain_section(table: Table, start: datetime, end: datetime) -> tuple[dict, list[dict]]:
+    """Walk the table's chain from its first record; check the period's transactions sum to zero."""
+    chain = Chain.objects.filter(name=chain_name(table=table)).first()
+    findings, records = [], 0
+    if chain is not None:
+        records, problem = _walk(chain)
+        if problem:
+            findings.append(
+                finding(
+                    "chain",
+                    f"{table.name}, chain position {problem[0]}",
+                    problem[1],
+                    problem[2] or table_url(table.pk),
+                )
+            )
+    unbalanced = (
+        Transaction.objects.filter(table=table, created_at__gte=start, created_at__lt=end)
+        .annotate(total=Sum("postings__amount"), lines=Count("postings"))
+        .exclude(total=0, lines__gte=2)
+        .values_list("pk", "position", "total", "hand_id")
+    )
+    for pk, position, total, hand_id in unbalanced:
+        findings.append(
+            finding(
+                "chain",
+                f"{table.name}, transaction {pk} (chain position {position})",
+                f"its postings sum to {total}, not 0",
+                hand_url(hand_id) if hand_id else admin_url("ledger.transaction", pk),
+            )
+        )
+    return {"records": records, "verifies": not findings}, findings
+
+
+def _walk(chain: Chain) -> tuple[int, tuple | None]:
+    """Records walked, and the first broken link as (position, problem, link), if any."""
+    position, prev = 0, ZERO_HASH
+    for record in chain_records(chain):
+        position += 1
+        link = hand_url(record.hand_id) if getattr(record, "hand_id", None) else ""
+        if record.position != position:
+            return position, (position, f"position {position} is missing or held twice", link)
+        if record.prev_hash != prev:
+            return position, (position, "its prev_hash is not the hash of the record before it", link)
+        if record_hash(record.prev_hash, record.chain_content()) != record.hash:
+            return position, (
+                position,
+                f"{record._meta.verbose_name} {record.pk} was changed after it was "
+                "written: its hash does not match its content",
+                link,
+            )
+        prev = record.hash
+    if (chain.length, chain.head) != (position, prev):
+        return position, (position, "the chain's cached length and head disagree with its records", "")
+    return position, None

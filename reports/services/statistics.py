@@ -1,0 +1,283 @@
+"""Statistics as regulators ask for them, and the casino's variance rules.
+
+Per table and per game, for the gaming day, the month to date and the year to date: drop (cash
+into the drop box), win (the house side of the hands' transactions) and win-to-drop from the
+ledger; hands, handle and hold from the hands; for pot games pots, rake per hand and rake over
+pots. Two aggregate queries do the summing: the ledger's postings per table and day for the year,
+and the hands per table, day and rules configuration since the first hand.
+
+Variance rules (`VarianceRules`, per casino), per table; each flag opens an `Investigation`
+(one per rule, table and report date: running the report again opens no second one):
+- z-score: the day's win against the theoretical expected win, in standard deviations;
+- confidence: the month's hold outside the confidence interval around the theoretical edge;
+- base level: the month's hold more than `base_points` percentage points from the base level
+  (the theoretical edge for Rocket, the lifetime hold otherwise);
+- rolling: the hold of the last `rolling_days` days more than `rolling_points` percentage points
+  from the lifetime hold.
+The point rules wait for `minimum_hands` hands in each period compared.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import date, timedelta
+from statistics import NormalDist
+
+from django.db import IntegrityError, transaction
+
+from reports.models import Investigation, Report, VarianceRules
+from reports.periods import day_start, days_bounds
+from reports.selectors import hand_totals, ledger_daily, settled_hands
+from reports.services.house_edge import Progress, _add_theory, _config, rules_for
+from reports.services.links import table_url
+from reports.services.theory import theoretical_edge
+from tables.models import Game, Hand, Table
+
+PERIODS = ("day", "mtd", "ytd")
+POINT = 0.01  # a percentage point of hold
+
+
+def statistics_report(*, params: dict, progress: Progress, report: Report | None = None) -> dict:
+    """Day, month-to-date and year-to-date figures per table and game, and the variance flags."""
+    casino_id, as_of = params["casino"], date.fromisoformat(params["date"])
+    rules = rules_for(casino_id)
+    progress(5, "Summing the ledger")
+    year_start = as_of.replace(month=1, day=1)
+    ledger = ledger_daily(casino_id=casino_id, start=day_start(year_start), end=days_bounds(as_of, as_of)[1])
+    progress(35, "Summing the hands")
+    hands = hand_totals(_all_hands(casino_id, as_of), group="table")
+    progress(65, "Theoretical edges")
+    edges = {}
+    for row in hands:
+        config = _config(row, rules.strategy)
+        if config is not None and config not in edges:
+            edges[config] = theoretical_edge(config=config)
+        _add_theory(row, edges.get(config))
+    tables = Table.objects.filter(pit__casino_id=casino_id).order_by("name")
+    table_rows = [_table_figures(table, as_of, ledger, hands) for table in tables]
+    progress(85, "Variance rules")
+    flags = [flag for table in tables for flag in _flags(table, as_of, hands, rules)]
+    investigations = open_investigations(flags, casino_id=casino_id, as_of=as_of, report=report)
+    for flag, investigation in zip(flags, investigations, strict=True):
+        flag["investigation"] = investigation.pk
+    return {
+        "date": as_of.isoformat(),
+        "tables": [row for row in table_rows if _active(row)],
+        "games": _games(table_rows),
+        "flags": flags,
+        "rules": _rules_record(rules),
+    }
+
+
+def _all_hands(casino_id: int, as_of: date):
+    first = (
+        Hand.objects.filter(table__pit__casino_id=casino_id, settled_at__isnull=False)
+        .order_by("settled_at")
+        .values_list("settled_at", flat=True)
+        .first()
+    )
+    start = min(first, day_start(as_of)) if first else day_start(as_of)
+    return settled_hands(start=start, end=days_bounds(as_of, as_of)[1], casino_id=casino_id)
+
+
+def _windows(as_of: date) -> dict[str, date]:
+    """The first gaming day of each period ending on `as_of`."""
+    return {"day": as_of, "mtd": as_of.replace(day=1), "ytd": as_of.replace(month=1, day=1)}
+
+
+def _within(rows: list[dict], first: date, last: date) -> list[dict]:
+    return [row for row in rows if first <= row["gaming_day"] <= last]
+
+
+def _table_figures(table: Table, as_of: date, ledger: list[dict], hands: list[dict]) -> dict:
+    mine_ledger = [row for row in ledger if row["table"] == table.pk]
+    mine_hands = [row for row in hands if row["group_key"] == table.pk]
+    figures = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
+    for period, first in _windows(as_of).items():
+        figures[period] = _figures(_within(mine_ledger, first, as_of), _within(mine_hands, first, as_of))
+    return figures
+
+
+def _figures(ledger: list[dict], hands: list[dict]) -> dict:
+    drop = sum(row["drop"] for row in ledger)
+    win = sum(row["win"] for row in ledger)
+    rake = sum(row["rake"] for row in ledger)
+    count = sum(row["hands"] for row in hands)
+    handle = sum(row["handle"] for row in hands)
+    hand_win = sum(row["win"] for row in hands)
+    pots = sum(row["pot"] for row in hands if row["game"] != Game.ROCKET)
+    return {
+        "drop": drop,
+        "win": win,
+        "win_to_drop": win / drop if drop else None,
+        "hands": count,
+        "handle": handle,
+        "hold": hand_win / handle if handle else None,
+        "pots": pots,
+        "rake": rake,
+        "rake_per_hand": rake / count if count and pots else None,
+        "rake_over_pots": rake / pots if pots else None,
+    }
+
+
+def _active(row: dict) -> bool:
+    return any(row[p]["hands"] or row[p]["drop"] or row[p]["win"] for p in PERIODS)
+
+
+def _games(table_rows: list[dict]) -> list[dict]:
+    by_game = defaultdict(list)
+    for row in table_rows:
+        by_game[row["game"]].append(row)
+    games = []
+    for game, rows in sorted(by_game.items()):
+        entry = {"game": game, "name": dict(Game.choices)[game]}
+        for period in PERIODS:
+            entry[period] = _sum_figures([row[period] for row in rows])
+        games.append(entry)
+    return games
+
+
+def _sum_figures(figures: list[dict]) -> dict:
+    total = {k: sum(f[k] for f in figures) for k in ("drop", "win", "hands", "handle", "pots", "rake")}
+    hold_win = sum(f["hold"] * f["handle"] for f in figures if f["hold"] is not None)
+    return {
+        **total,
+        "win_to_drop": total["win"] / total["drop"] if total["drop"] else None,
+        "hold": hold_win / total["handle"] if total["handle"] else None,
+        "rake_per_hand": total["rake"] / total["hands"] if total["hands"] and total["pots"] else None,
+        "rake_over_pots": total["rake"] / total["pots"] if total["pots"] else None,
+    }
+
+
+# Variance rules
+
+
+def _period(rows: list[dict]) -> dict:
+    handle = sum(row["handle"] for row in rows)
+    win = sum(row["win"] for row in rows)
+    expected = sum(row["expected"] for row in rows)
+    variance = sum(row["variance"] for row in rows) + sum(row["theory_sd"] for row in rows) ** 2
+    return {
+        "hands": sum(row["hands"] for row in rows),
+        "handle": handle,
+        "win": win,
+        "hold": win / handle if handle else None,
+        "expected": expected,
+        "sd": math.sqrt(variance),
+        "theoretical": expected / handle if handle and variance else None,
+    }
+
+
+def _flags(table: Table, as_of: date, hands: list[dict], rules: VarianceRules) -> list[dict]:
+    rows = [row for row in hands if row["group_key"] == table.pk]
+    if not rows:
+        return []
+    month_start = as_of.replace(day=1)
+    rolling_start = as_of - timedelta(days=rules.rolling_days - 1)
+    day, month = _period(_within(rows, as_of, as_of)), _period(_within(rows, month_start, as_of))
+    lifetime, rolling = _period(rows), _period(_within(rows, rolling_start, as_of))
+    flags = []
+    base = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
+
+    def flag(rule, first, measured, limit, detail):
+        flags.append(
+            {
+                **base,
+                "rule": rule,
+                "from": first.isoformat(),
+                "to": as_of.isoformat(),
+                "measured": measured,
+                "limit": limit,
+                "detail": detail,
+            }
+        )
+
+    if day["sd"]:
+        z = (day["win"] - day["expected"]) / day["sd"]
+        if abs(z) > rules.z_limit:
+            flag(
+                Investigation.Rule.Z_SCORE,
+                as_of,
+                z,
+                rules.z_limit,
+                f"The day's win {day['win']} is {z:+.2f} standard deviations from the expected "
+                f"{day['expected']:.0f} (limit {rules.z_limit}).",
+            )
+    if month["sd"] and month["handle"]:
+        z_conf = NormalDist().inv_cdf((1 + rules.confidence) / 2)
+        low = month["theoretical"] - z_conf * month["sd"] / month["handle"]
+        high = month["theoretical"] + z_conf * month["sd"] / month["handle"]
+        if not low <= month["hold"] <= high:
+            flag(
+                Investigation.Rule.CONFIDENCE,
+                month_start,
+                month["hold"],
+                rules.confidence,
+                f"The month's hold {100 * month['hold']:.2f}% lies outside the {100 * rules.confidence:g}% "
+                f"interval {100 * low:.2f}% to {100 * high:.2f}% around the theoretical.",
+            )
+    base_level = month["theoretical"] if month["theoretical"] is not None else lifetime["hold"]
+    if month["hands"] >= rules.minimum_hands and base_level is not None and month["hold"] is not None:
+        points = (month["hold"] - base_level) / POINT
+        if abs(points) > rules.base_points:
+            flag(
+                Investigation.Rule.BASE_LEVEL,
+                month_start,
+                points,
+                rules.base_points,
+                f"The month's hold {100 * month['hold']:.2f}% is {points:+.2f} points from the base "
+                f"level {100 * base_level:.2f}% (limit {rules.base_points:g} points).",
+            )
+    enough = min(rolling["hands"], lifetime["hands"]) >= rules.minimum_hands
+    if enough and rolling["hold"] is not None and lifetime["hold"] is not None:
+        points = (rolling["hold"] - lifetime["hold"]) / POINT
+        if abs(points) > rules.rolling_points:
+            flag(
+                Investigation.Rule.ROLLING,
+                rolling_start,
+                points,
+                rules.rolling_points,
+                f"The last {rules.rolling_days} days' hold {100 * rolling['hold']:.2f}% is {points:+.2f} "
+                f"points from the lifetime hold {100 * lifetime['hold']:.2f}% "
+                f"(limit {rules.rolling_points:g} points).",
+            )
+    return flags
+
+
+def open_investigations(flags: list[dict], *, casino_id: int, as_of: date, report) -> list[Investigation]:
+    """One investigation per flag, keyed by rule, table and date: a second run opens none."""
+    opened = []
+    for flag in flags:
+        key = f"{flag['rule']}:table:{flag['table']}:{as_of.isoformat()}"
+        fields = {
+            "casino_id": casino_id,
+            "table_id": flag["table"],
+            "game": flag["game"],
+            "rule": flag["rule"],
+            "report": report,
+            "period_start": date.fromisoformat(flag["from"]),
+            "period_end": as_of,
+            "measured": flag["measured"],
+            "limit": flag["limit"],
+            "detail": flag["detail"],
+        }
+        try:
+            with transaction.atomic():
+                investigation, _ = Investigation.objects.get_or_create(key=key, defaults=fields)
+        except IntegrityError:  # opened by a run at the same moment
+            investigation = Investigation.objects.get(key=key)
+        opened.append(investigation)
+    return opened
+
+
+def _rules_record(rules: VarianceRules) -> dict:
+    return {
+        "strategy": rules.strategy,
+        "z_limit": rules.z_limit,
+        "base_points": rules.base_points,
+        "confidence": rules.confidence,
+        "rolling_days": rules.rolling_days,
+        "rolling_points": rules.rolling_points,
+        "minimum_hands": rules.minimum_hands,
+    }

@@ -1,0 +1,163 @@
+"""Report pages and the API: who may see them, starting a report, progress, result, CSV, chart."""
+
+import csv
+import io
+import re
+
+import pytest
+
+from reports.models import Investigation, Report, VarianceRules
+from reports.periods import today
+
+from .conftest import rocket_hands, run, seated
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def house_edge_form():
+    day = today().isoformat()
+    return {"kind": "house_edge", "date_from": day, "date_to": day, "group": "table"}
+
+
+@pytest.fixture
+def finished(rocket, dana):
+    rocket_hands(seated(rocket, dana), 2, dana)
+    day = today().isoformat()
+    return run(Report.Kind.HOUSE_EDGE, {"date_from": day, "date_to": day})
+
+
+def test_dealers_cannot_see_or_start_reports(client, dana, finished):
+    signed_in(client, dana)
+
+    for url in [
+        "/reports/",
+        f"/reports/{finished.pk}/",
+        f"/reports/{finished.pk}/csv/",
+        f"/reports/{finished.pk}/chart.svg",
+        "/reports/investigations/",
+        "/api/reports/",
+    ]:
+        assert client.get(url).status_code == 403, url
+    assert client.post("/reports/start/", house_edge_form()).status_code == 403
+    assert (
+        client.post(
+            "/api/reports/", {"kind": "house_edge", "params": {}}, content_type="application/json"
+        ).status_code
+        == 403
+    )
+
+
+def test_a_pit_manager_starts_a_report_and_opens_its_result(
+    client, pete, rocket, dana, in_process, django_capture_on_commit_callbacks
+):
+    rocket_hands(seated(rocket, dana), 2, dana)
+    signed_in(client, pete)
+    assert client.get("/reports/").status_code == 200
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/reports/start/", house_edge_form())
+
+    report = Report.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/reports/{report.pk}/"
+    page = client.get(response["Location"]).content.decode()
+    assert report.status == "done" and "Rocket 1" in page and "Download CSV" in page
+    assert f'src="/reports/{report.pk}/chart.svg"' in page
+
+
+def test_an_auditor_may_run_reports_too(client, ada):
+    signed_in(client, ada)
+
+    response = client.post("/reports/start/", {"kind": "statistics", "casino": "", "date": "2026-01-05"})
+
+    assert response.status_code == 400 and "Choose a casino" in response.content.decode()
+
+
+def test_the_progress_bar_polls_until_the_report_is_done(client, pete, rocket):
+    signed_in(client, pete)
+    day = today().isoformat()
+    report = Report.objects.create(
+        kind="reconciliation",
+        key="k",
+        title="Waiting",
+        status="running",
+        progress=40,
+        stage="Hands: 10 of 25 replayed",
+        params={"table": rocket.pk, "date_from": day, "date_to": day},
+    )
+
+    running = client.get(f"/reports/{report.pk}/progress/")
+    body = running.content.decode()
+    assert '<progress max="100" value="40">' in body and 'hx-trigger="every 1s"' in body
+    assert "Hands: 10 of 25 replayed" in body and "HX-Refresh" not in running
+
+    Report.objects.filter(pk=report.pk).update(status="done", progress=100, result={"findings": []})
+    done = client.get(f"/reports/{report.pk}/progress/")
+    assert done["HX-Refresh"] == "true" and "hx-trigger" not in done.content.decode()
+
+
+def test_the_result_downloads_as_csv(client, pete, finished):
+    response = signed_in(client, pete).get(f"/reports/{finished.pk}/csv/")
+
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:4] == ["table", "games", "hands", "handle"]
+    assert rows[1][:4] == ["Rocket 1", "rocket", "2", "140"] and rows[-1][0] == "All"
+
+
+def test_the_hold_chart_is_svg_with_no_script(client, pete, finished):
+    response = signed_in(client, pete).get(f"/reports/{finished.pk}/chart.svg")
+
+    svg = response.content.decode()
+    assert response["Content-Type"] == "image/svg+xml"
+    assert svg.startswith("<svg") and "<polygon" in svg and "<polyline" in svg and "cumulative hold" in svg
+    assert "<script" not in svg and "style=" not in svg
+
+
+def test_report_pages_carry_no_inline_script_or_style(client, pete, finished):
+    signed_in(client, pete)
+    for url in ["/reports/", f"/reports/{finished.pk}/", "/reports/investigations/"]:
+        page = client.get(url).content.decode()
+        assert not re.search(r"<script(?![^>]*\bsrc=)", page), url
+        assert " style=" not in page and " on" + "click=" not in page, url
+
+
+def test_a_pit_manager_closes_an_investigation_on_its_page(client, pete, ada, rocket, dana):
+    VarianceRules.objects.create(casino=rocket.pit.casino, z_limit=0.1)
+    rocket_hands(seated(rocket, dana), 3, dana)
+    run(Report.Kind.STATISTICS, {"casino": rocket.pit.casino_id, "date": today().isoformat()})
+    investigation = Investigation.objects.get()
+
+    refused = signed_in(client, ada).post(
+        f"/reports/investigations/{investigation.pk}/close/", {"findings": "x"}
+    )
+    assert refused.status_code == 403
+    page = signed_in(client, pete).get("/reports/investigations/").content.decode()
+    assert "Close with these findings" in page
+    closed = client.post(
+        f"/reports/investigations/{investigation.pk}/close/", {"findings": "Three lucky hands."}
+    )
+
+    assert closed.status_code == 302
+    investigation.refresh_from_db()
+    assert investigation.status == "closed" and investigation.findings == "Three lucky hands."
+
+
+def test_reports_start_from_the_api_once_and_report_their_progress(client, pete, rocket):
+    signed_in(client, pete)
+    day = today().isoformat()
+    body = {"kind": "reconciliation", "params": {"table": rocket.pk, "date_from": day, "date_to": day}}
+
+    first = client.post("/api/reports/", body, content_type="application/json")
+    again = client.post("/api/reports/", body, content_type="application/json")
+
+    assert first.status_code == again.status_code == 202
+    assert first.json()["id"] == again.json()["id"] and Report.objects.count() == 1
+    detail = client.get(f"/api/reports/{first.json()['id']}/").json()
+    assert detail["status"] in ("pending", "running", "done") and "progress" in detail
+    bad = client.post("/api/reports/", {"kind": "statistics", "params": {}}, content_type="application/json")
+    assert bad.status_code == 400 and "casino" in bad.json()["detail"]

@@ -1,0 +1,181 @@
+"""The reconciliation report finds every discrepancy planted in chips, cards and hands."""
+
+import pytest
+
+from ledger.models import Account
+from ledger.services import account_get
+from reports.models import Report
+from reports.periods import today
+from tables.models import CardEvent, Incident, Shoe
+from tables.services import hand_start, shift_end, shift_start, shoe_retire, shoe_start
+
+from .conftest import count, key, lifting_protection, open_table, play_out, rocket_hands, run, seat, seated
+
+pytestmark = pytest.mark.django_db
+
+
+def tray(table) -> int:
+    return account_get(kind=Account.Kind.TRAY, table=table).balance
+
+
+def reconcile(**params):
+    if not params.keys() & {"session", "shift"}:
+        params = {"date_from": today().isoformat(), "date_to": today().isoformat(), **params}
+    report = run(Report.Kind.RECONCILIATION, params)
+    assert report.status == Report.Status.DONE, report.error
+    return report.result
+
+
+@pytest.fixture
+def on_duty(rocket, dana, pete):
+    """dana deals at Rocket 1 and pete runs its pit: both may sign its counts."""
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    return rocket
+
+
+@pytest.fixture
+def session(on_duty, rocket, dana, pete):
+    """A table session: opened with the tray counted right, two players, three hands."""
+    opener = count(rocket, "opener", tray(rocket), dana, pete)
+    rocket_hands(seated(rocket, dana), 3, dana)
+    return opener
+
+
+def test_a_clean_session_reconciles_chips_cards_hands_and_chain(session, rocket, dana, pete):
+    count(rocket, "closer", tray(rocket), dana, pete)
+
+    result = reconcile(session=session.pk)
+
+    assert result["findings"] == []
+    [chips] = result["chips"]
+    # opening 10,000 - chips sold 4,000 + collected 3 x 30 - paid 3 x 18 = the closing count
+    assert chips["terms"] == {"buy_in": -4000, "collected": 90, "paid": -54}
+    assert chips["expected_tray"] == chips["closing_count"] == 10_000 - 4000 + 36
+    [shoe] = result["cards"]["shoes"]
+    assert (shoe["dealt"], shoe["face_down"], shoe["left"]) == (5 + 15, 5, 440 - 20)
+    assert result["hands"]["replayed"] == 3 and result["chain"]["verifies"]
+
+
+def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):
+    count(rocket, "closer", tray(rocket) - 25, dana, pete)
+
+    result = reconcile(session=session.pk)
+
+    [finding] = result["findings"]
+    assert (
+        finding["section"] == "chips" and "differs from the expected tray 6036 by -25" in finding["problem"]
+    )
+    assert result["chips"][0]["difference"] == -25
+
+
+def test_an_opening_count_that_differs_from_the_previous_closer_is_found(on_duty, rocket, dana, pete):
+    count(rocket, "opener", tray(rocket), dana, pete)
+    count(rocket, "closer", tray(rocket), dana, pete)
+    count(rocket, "opener", tray(rocket) + 100, dana, pete)
+
+    problems = [f["problem"] for f in reconcile(table=rocket.pk)["findings"]]
+
+    assert any("differs from the ledger's 10000 by +100" in p for p in problems)
+    assert any("differs from the previous closing count 10000 by +100" in p for p in problems)
+
+
+def test_a_missing_card_is_found(session, rocket):
+    # given someone removed the 4 seat 1 drew in the first hand
+    gone = CardEvent.objects.filter(shoe__table=rocket, rank=4).order_by("shoe_position").first()
+    lifting_protection(("DELETE FROM tables_cardevent WHERE id = %s", [gone.pk]))
+
+    result = reconcile(table=rocket.pk)
+
+    cards = [f for f in result["findings"] if f["section"] == "cards"]
+    assert len(cards) == 1
+    assert f"positions missing: {gone.shoe_position}" in cards[0]["problem"]
+    assert cards[0]["link"].endswith(f"/tables/shoe/{gone.shoe_id}/change/")
+    hands = [f for f in result["findings"] if f["section"] == "hands"]
+    assert hands and hands[0]["link"] == f"/pit/hands/{gone.hand_id}/"  # it no longer replays
+    assert any(f["section"] == "chain" for f in result["findings"])
+
+
+def test_an_altered_posting_is_found(session, rocket):
+    lifting_protection(
+        (
+            "UPDATE ledger_posting SET amount = amount + 10 WHERE reason = 'dealer pair' AND amount > 0 "
+            "AND id = (SELECT MIN(id) FROM ledger_posting WHERE reason = 'dealer pair' AND amount > 0)",
+            [],
+        ),
+        (
+            "UPDATE ledger_posting SET amount = amount - 10 WHERE reason = 'dealer pair' AND amount < 0 "
+            "AND id = (SELECT MIN(id) FROM ledger_posting WHERE reason = 'dealer pair' AND amount < 0)",
+            [],
+        ),
+    )
+
+    result = reconcile(table=rocket.pk)
+
+    hands = [f for f in result["findings"] if f["section"] == "hands"]
+    assert len(hands) == 1 and "the ledger posted" in hands[0]["problem"]
+    first_hand = rocket.hands.order_by("number").first()
+    assert hands[0]["link"] == f"/pit/hands/{first_hand.pk}/"
+    chain = [f for f in result["findings"] if f["section"] == "chain"]
+    assert chain and "hash does not match its content" in chain[0]["problem"]
+
+
+def test_a_system_shoe_deals_its_committed_order_and_its_commitment_verifies(pit, pete, dana):
+    table = open_table(pit, pete, "rocket", "Rocket 9", 10, 500, decks=1, kind=Shoe.Kind.SYSTEM)
+    seated(table, dana)
+    play_out(hand_start(table=table, bets={1: 10, 2: 10}, by=dana, key=key()), dana)
+    shoe_retire(shoe=table.shoes.get(), by=pete, key=key())
+
+    result = reconcile(table=table.pk)
+
+    assert result["findings"] == [] and result["cards"]["shoes"][0]["commitment_verifies"]
+
+
+def test_a_changed_order_no_longer_verifies_and_its_dealt_cards_no_longer_match(pit, pete, dana):
+    table = open_table(pit, pete, "rocket", "Rocket 9", 10, 500, decks=1, kind=Shoe.Kind.SYSTEM)
+    seated(table, dana)
+    play_out(hand_start(table=table, bets={1: 10}, by=dana, key=key()), dana)
+    shoe = table.shoes.get()
+    order = list(shoe.order)
+    other = next(i for i, rank in enumerate(order) if rank != order[0])
+    order[0], order[other] = order[other], order[0]  # the first (burned) card swapped for another rank
+    Shoe.objects.filter(pk=shoe.pk).update(order=order)
+
+    problems = [f["problem"] for f in reconcile(table=table.pk)["findings"]]
+
+    assert "the shoe's order and salt do not hash to its commitment" in problems
+    assert any(p.startswith("card 1 was recorded as") for p in problems)
+
+
+def test_physical_shoe_incidents_are_listed(rocket, dana):
+    hand = rocket_hands(seated(rocket, dana), 1, dana)[0]
+    Incident.objects.create(
+        kind=Incident.Kind.RANK_REFUSED,
+        table=rocket,
+        shoe=hand.shoe,
+        hand=hand,
+        detail="The shoe cannot hold another 1.",
+        by=dana,
+    )
+
+    [incident] = reconcile(table=rocket.pk)["cards"]["incidents"]
+
+    assert (
+        incident["detail"] == "The shoe cannot hold another 1."
+        and incident["link"] == f"/pit/hands/{hand.pk}/"
+    )
+
+
+def test_a_shift_is_reconciled_over_its_own_hours(rocket, dana, pete):
+    seated(rocket, dana)
+    rocket_hands(rocket, 1, dana)
+    shift = shift_start(user=dana, table=rocket, by=pete)
+    rocket_hands(rocket, 2, dana)
+    shift_end(shift=shift, by=pete)
+    shoe_start(table=rocket, decks=8, by=pete, key=key())
+
+    result = reconcile(shift=shift.pk)
+
+    assert result["hands"]["replayed"] == 2 and result["findings"] == []
+    assert "dana's shift" in result["period"]
+    seat(rocket, 3, 100, dana)  # later activity is no part of that report

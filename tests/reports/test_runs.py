@@ -1,0 +1,129 @@
+"""Running reports: one report per kind and parameters, progress saved, retries, the schedule."""
+
+import pytest
+from django.conf import settings
+from django.db import OperationalError
+
+from reports.models import Report
+from reports.periods import today
+from reports.services import ReportError, report_request, report_run
+from reports.services import runs as runs_module
+from reports.services.reconciliation import reconciliation_report
+from reports.tasks import end_of_day, end_of_shift, run_report
+from tables.services import shift_end, shift_start
+
+from .conftest import rocket_hands, seated
+
+pytestmark = pytest.mark.django_db
+
+
+def day_params(table):
+    return {"table": table.pk, "date_from": today().isoformat(), "date_to": today().isoformat()}
+
+
+def test_asking_twice_gives_one_report_queued_once(rocket, pete, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as queued:
+        first = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
+        again = report_request(kind="reconciliation", params={**day_params(rocket), "unused": 1}, by=pete)
+
+    assert again.pk == first.pk and Report.objects.count() == 1
+    assert len(queued) == 1
+    assert first.params == day_params(rocket) and first.status == "pending"
+
+
+def test_a_task_delivered_twice_runs_the_report_once(
+    rocket, dana, pete, in_process, django_capture_on_commit_callbacks
+):
+    rocket_hands(seated(rocket, dana), 2, dana)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
+    report.refresh_from_db()
+    finished = report.finished_at
+
+    run_report.delay(report.pk)  # a second delivery of the same message
+
+    report.refresh_from_db()
+    assert (report.status, report.attempts, report.finished_at) == ("done", 1, finished)
+    assert (report.progress, report.stage) == (100, "Done") and report.seconds >= 0
+
+
+def test_progress_is_reported_as_the_hands_are_replayed(rocket, dana):
+    rocket_hands(seated(rocket, dana), 3, dana)
+    seen = []
+
+    reconciliation_report(
+        params=day_params(rocket), progress=lambda percent, stage: seen.append((percent, stage))
+    )
+
+    percents = [percent for percent, _ in seen]
+    assert percents == sorted(percents) and percents[0] < 10 and percents[-1] >= 85
+    assert any(stage.startswith("Hands: 0 of 3") for _, stage in seen)
+
+
+def test_a_database_error_is_retried_and_the_report_finishes(rocket, pete, monkeypatch):
+    # the database drops the connection the first time (the outside world failing)
+    real, calls = runs_module._compute, []
+
+    def flaky(report):
+        calls.append(report.pk)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(report)
+
+    monkeypatch.setattr(runs_module, "_compute", flaky)
+    report = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
+
+    run_report.apply(args=[report.pk], throw=False)  # eager: the retry runs at once, without its backoff
+
+    report.refresh_from_db()
+    assert report.status == "done" and report.attempts == 2 and len(calls) == 2
+    assert run_report.acks_late and OperationalError in run_report.autoretry_for and run_report.retry_backoff
+
+
+def test_bad_parameters_are_refused_before_anything_is_written(pete):
+    for kind, params, message in [
+        ("house_edge", {"date_from": "2026-02-30", "date_to": "2026-03-01"}, "as a date"),
+        ("house_edge", {"date_from": "2026-03-02", "date_to": "2026-03-01"}, "comes after"),
+        ("house_edge", {"date_from": "2026-03-01", "date_to": "2026-03-01", "group": "moon"}, "Group by"),
+        ("statistics", {"date": "2026-03-01"}, "Choose a casino"),
+        ("lottery", {}, "no report"),
+    ]:
+        with pytest.raises(ReportError, match=message):
+            report_request(kind=kind, params=params, by=pete)
+    assert not Report.objects.exists()
+
+
+def test_a_report_that_cannot_run_fails_with_its_reason_and_can_be_asked_for_again(pete):
+    report = report_request(kind="reconciliation", params={"shift": 999_999}, by=pete)
+
+    failed = report_run(report_id=report.pk)
+
+    assert failed.status == "failed" and "does not exist" in failed.error
+    assert report_request(kind="reconciliation", params={"shift": 999_999}, by=pete).status == "pending"
+
+
+def test_the_end_of_shift_sweep_reconciles_each_ended_shift_once(rocket, dana, pete):
+    shift = shift_start(user=dana, table=rocket, by=pete)
+    rocket_hands(seated(rocket, dana), 1, dana)
+    shift_end(shift=shift, by=pete)
+
+    first, again = end_of_shift(), end_of_shift()
+
+    assert first == again and len(first) == 1
+    assert Report.objects.get(pk=first[0]).params == {"shift": shift.pk}
+
+
+def test_the_end_of_day_schedule_asks_for_each_report_once(rocket, dana):
+    rocket_hands(seated(rocket, dana), 1, dana)
+    day = today().isoformat()
+
+    first, again = end_of_day(day), end_of_day(day)
+
+    assert first == again
+    kinds = sorted(Report.objects.filter(pk__in=first).values_list("kind", flat=True))
+    assert kinds == ["house_edge", "reconciliation", "statistics"]
+
+
+def test_beat_runs_the_sweeps_at_the_end_of_each_shift_and_day():
+    tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {"reports.end_of_shift", "reports.end_of_day"} <= tasks

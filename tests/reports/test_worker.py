@@ -1,0 +1,112 @@
+"""A report run end to end by a real Celery worker process, sent through Redis, reading and writing the
+test database (committed rows: a transactional test)."""
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from urllib.parse import quote
+
+import pytest
+from celery import Celery
+from django.db import connection
+
+from reports.models import Report
+from reports.periods import today
+from reports.services import report_params
+from reports.services.runs import report_key
+from tests.casino.test_worker import ROOT, redis_url
+
+from .conftest import rocket_hands, seated
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+REPORT_SECONDS = 120  # a cold worker imports Django first; the report itself takes a second
+
+
+def worker_database_url() -> str:
+    """The database this test runs on, as the worker must reach it."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s.get("PASSWORD") else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def worker():
+    url, queue = redis_url(), f"test-reports-{uuid.uuid4().hex}"
+    env = {
+        **os.environ,
+        "CELERY_BROKER_URL": url,
+        "CELERY_RESULT_BACKEND": url,
+        "DATABASE_URL": worker_database_url(),
+        "REPORTS_EDGE_HANDS": "2000",
+        "REPORTS_VARIANCE_HANDS": "10000",
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "casino",
+            "worker",
+            "--pool=solo",
+            "-Q",
+            queue,
+            "-n",
+            f"{queue}@%h",
+            "--without-mingle",
+            "--without-gossip",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        yield url, queue
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=30)
+        print(output)
+
+
+def wait_until_finished(report: Report) -> Report:
+    deadline = time.monotonic() + REPORT_SECONDS
+    while time.monotonic() < deadline:
+        report.refresh_from_db()
+        if report.status in (Report.Status.DONE, Report.Status.FAILED):
+            return report
+        time.sleep(0.5)
+    pytest.fail(
+        f"the worker did not finish report {report.pk} in {REPORT_SECONDS} s (status {report.status})"
+    )
+
+
+def test_a_worker_process_runs_a_report_sent_through_redis(worker, rocket, dana, pete):
+    url, queue = worker
+    rocket_hands(seated(rocket, dana), 2, dana)
+    day = today().isoformat()
+    # the report as report_request records it; sent below to this test's own queue, not the default one
+    params = report_params(
+        kind="reconciliation", params={"table": rocket.pk, "date_from": day, "date_to": day}
+    )
+    report = Report.objects.create(
+        kind="reconciliation", params=params, key=report_key("reconciliation", params), requested_by=pete
+    )
+    client = Celery("test-client", broker=url, backend=url)
+
+    client.send_task("reports.run", args=[report.pk], queue=queue)
+    client.send_task("reports.run", args=[report.pk], queue=queue)  # delivered twice: still one run
+
+    report = wait_until_finished(report)
+    assert report.status == "done", report.error
+    assert report.result["hands"]["replayed"] == 2 and report.result["findings"] == []
+    assert report.progress == 100 and report.started_at <= report.finished_at
+    time.sleep(1)  # let the second delivery be consumed too
+    report.refresh_from_db()
+    assert report.attempts == 1 and Report.objects.count() == 1

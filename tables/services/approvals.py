@@ -111,7 +111,12 @@ def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
 
 
 def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device: str) -> dict:
-    request = ApprovalRequest.objects.select_for_update().select_related("table", "hand").get(pk=request_id)
+    # of=self: the hand is an outer join, which PostgreSQL will not lock (it is locked next).
+    request = (
+        ApprovalRequest.objects.select_for_update(of=("self",))
+        .select_related("table", "hand")
+        .get(pk=request_id)
+    )
     _check_decider(request, by, approve, reason)
     hand = Hand.objects.select_for_update().get(pk=request.hand_id) if request.hand_id else None
     if approve:

@@ -106,7 +106,7 @@ def _answer(hand: Hand) -> dict:
 def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
     """Lock the hand row and check the caller saw its latest state; a pending
     void freezes the hand until the pit decides."""
-    hand = Hand.objects.select_for_update().select_related("table", "shoe").get(pk=hand_id)
+    hand = Hand.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."

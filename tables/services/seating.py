@@ -104,7 +104,9 @@ def _close(session_id: int, by) -> dict:
 
 def _lock_open_session(session_id: int) -> SeatSession:
     session = (
-        SeatSession.objects.select_for_update().select_related("seat__table__pit__casino").get(pk=session_id)
+        SeatSession.objects.select_for_update(of=("self",))
+        .select_related("seat__table__pit__casino")
+        .get(pk=session_id)
     )
     if session.ended_at is not None:
         raise SeatError(f"{session.seat}: that player has already cashed out.")

@@ -1,6 +1,7 @@
 """The dealer's tablet through the Django test client: every page, every action, and the refusals
 (400, 403, 409) that write nothing."""
 
+import json
 import re
 
 import pytest
@@ -13,6 +14,7 @@ from tables.models import (
     ApprovalRequest,
     CardEvent,
     Decision,
+    Game,
     Hand,
     IdempotentRequest,
     Incident,
@@ -22,7 +24,7 @@ from tables.models import (
 from tables.screens import hand_screen
 from tables.services import approval_decide, hand_start, shift_start
 
-from .conftest import card, decide, key, seat
+from .conftest import card, decide, key, open_table, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -273,6 +275,34 @@ def test_pairs_fold_names_the_card_it_takes(client, pairs, dana, pete):
     assert "seat 1 scores 4" in page(client.get(hand_url(hand)))
 
 
+def pairs_variant(client, pit, dana, pete, options, first, second):
+    """A Pairs table with `options`, two players dealt `first` and `second`; dana signed in."""
+    table = open_table(pit, pete, Game.PAIRS, "Pairs 2", 1, 100, options={"ending": "cutchfeld", **options})
+    shift_start(user=dana, table=table, by=pete)
+    client.force_login(dana)
+    seat(table, 1, 50, dana), seat(table, 2, 50, dana)
+    return card(card(hand_start(table=table, by=dana, key=key()), first, dana), second, dana)
+
+
+def test_pieces_of_eight_offers_to_trade_the_eight(client, pit, dana, pete):
+    hand = pairs_variant(client, pit, dana, pete, {"pieces_of_eight": True}, 8, 9)
+
+    assert "Trade the 8 for two cards" in page(client.get(hand_url(hand)))
+
+    client.post(hand_url(hand, "decide"), step(hand, move="eight"))
+    assert Decision.objects.get(hand=hand).action == ["eight"]
+
+
+def test_a_continuous_pairs_fold_picks_the_card_it_takes(client, pit, dana, pete):
+    hand = pairs_variant(client, pit, dana, pete, {"continuous": True}, 4, 6)
+
+    html = page(client.get(hand_url(hand)))
+    assert "Fold: take the 4 of seat 1" in html and "Fold: take the 6 of seat 2" in html
+
+    client.post(hand_url(hand, "decide"), step(hand, move="fold", card_seat=2, card_rank=6))
+    assert Decision.objects.get(hand=hand).action == ["fold", 2, 6]
+
+
 # Refusals write nothing
 
 
@@ -467,3 +497,18 @@ def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
         "place": None,
     }
     assert [s["cards"][0]["rank"] for s in screen["seats"]] == [5, 6, 2] and screen["dealer"] == [9]
+
+
+def test_the_screen_of_a_finished_hand_is_plain_json(client, blackstone, dana):
+    seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
+    hand = card(card(hand_start(table=blackstone, by=dana, key=key()), 3, dana), 5, dana)
+    hand = card(card(decide(hand, ("take", 2), dana), 10, dana), 10, dana)  # seat 1's second 10
+
+    screen = hand_screen(hand)
+
+    assert json.loads(json.dumps(screen)) == screen  # no tuples, no integer keys, nothing else
+    assert screen["next"]["kind"] == "finished" and screen["actions"] is None
+    assert screen["settlement"]["pays"] == [
+        {"party": "1", "who": "Seat 1", "amount": 7, "reason": "second black stone: ante plus W"}
+    ]
+    assert screen["settlement"]["paid"][0]["who"] == "Seat 2" and screen["pot"] == 7

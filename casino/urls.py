@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("health/", health.health, name="health"),
     path("tablet/", include("tables.urls")),
+    path("pit/", include("tables.pit_urls")),
     path("reports/", include("reports.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),

@@ -1,0 +1,21 @@
+"""The pit manager's and the auditor's screens, under /pit/."""
+
+from django.urls import path
+
+from . import pit
+
+app_name = "pit"
+
+urlpatterns = [
+    path("", pit.floor_page, name="floor"),
+    path("poll/", pit.floor_poll, name="poll"),
+    path("tables/<int:table_id>/", pit.table_page, name="table"),
+    path("tables/<int:table_id>/count/", pit.count_page, name="count_form"),
+    path("tables/<int:table_id>/tray/", pit.tray_page, name="tray"),
+    path("counts/<int:count_id>/", pit.count_result, name="count"),
+    path("approvals/", pit.approvals_page, name="approvals"),
+    path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),
+    path("hands/<int:hand_id>/", pit.hand_page, name="hand"),
+    path("slips/", pit.slips_this_year, name="slips_now"),
+    path("slips/<int:year>/", pit.slips_page, name="slips"),
+]

@@ -9,6 +9,7 @@ signer's password or PIN, by a distinct person, recorded with the device.
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.utils import timezone
@@ -112,6 +113,7 @@ def slips_report(year: int) -> dict[str, list[int]]:
 
 
 def _authenticate(given: SignatureGiven):
+    _refuse_if_locked_out(given.username)
     user = get_user_model().objects.filter(username=given.username, is_active=True).first()
     if user is not None and user.check_pin(given.secret):
         return user, Signature.Method.PIN
@@ -120,6 +122,19 @@ def _authenticate(given: SignatureGiven):
     raise SignatureRefused(
         f"The password or PIN for {given.username!r} is not right; nothing was signed.", given.username
     )
+
+
+def _refuse_if_locked_out(username: str) -> None:
+    """Signature forms take a name and a secret, so they are guarded like the sign-in:
+    after the sign-in's failure limit, that name cannot sign until the cool-off ends."""
+    since = timezone.now() - settings.AXES_COOLOFF_TIME
+    failures = AuditEvent.objects.filter(
+        action=AuditEvent.Action.SIGNATURE_FAILED, username=username, at__gte=since
+    )
+    if failures.count() >= settings.AXES_FAILURE_LIMIT:
+        raise SignatureRefused(
+            f"Too many wrong passwords or PINs for {username!r}: try again later.", username
+        )
 
 
 def _may_sign(user, role: str, table: Table) -> bool:

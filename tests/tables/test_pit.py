@@ -206,3 +206,13 @@ def test_a_correction_reverses_a_transaction_once_a_second_person_approves(on_sh
     assert tray(on_shift) == TRAY_OPENING
     with pytest.raises(DomainError, match="reversed already"):
         correction_request(transaction=buy_in, by=dana, reason="Again.", key=key())
+
+
+def test_a_name_that_keeps_failing_to_sign_is_locked_out_like_a_sign_in(on_shift, dana, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        with pytest.raises(NotAllowed, match="not right"):
+            fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="guess", key=key())
+
+    with pytest.raises(NotAllowed, match="Too many"):
+        fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+    assert not ApprovalRequest.objects.exists()

@@ -1,5 +1,11 @@
-"""Who is asking, from where: kept for the audit log of the request being served."""
+"""Who is asking, from where: kept for the audit log of the request being served.
 
+Every tablet on a casino floor may share one address, so each browser is also
+named by a long-lived `device` cookie given on its first visit; a device that
+talks to the API sends its own name in the X-Device header.
+"""
+
+import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
 from ipaddress import ip_address
@@ -14,6 +20,7 @@ class Origin:
 
 
 NOWHERE = Origin(None, "")  # outside a request: a management command, a Celery task
+DEVICE_COOKIE_AGE = 5 * 365 * 24 * 3600  # a tablet keeps its name for its working life
 current_origin: ContextVar[Origin | None] = ContextVar("current_origin", default=None)
 
 
@@ -47,8 +54,23 @@ class OriginMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        token = current_origin.set(request_origin(request))
+        origin = request_origin(request)
+        named_now = not origin.device
+        if named_now:
+            origin = Origin(origin.address, f"tablet-{secrets.token_hex(4)}")
+        request.device = origin.device
+        token = current_origin.set(origin)
         try:
-            return self.get_response(request)
+            response = self.get_response(request)
         finally:
             current_origin.reset(token)
+        if named_now:
+            response.set_cookie(
+                "device",
+                origin.device,
+                max_age=DEVICE_COOKIE_AGE,
+                httponly=True,
+                samesite="Lax",
+                secure=settings.SESSION_COOKIE_SECURE,
+            )
+        return response

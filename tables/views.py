@@ -53,8 +53,9 @@ class FreshKeys:
 
 
 def device(request: HttpRequest) -> str:
-    """What the card and decision records name as the device: the tablet's address on the floor network."""
-    return f"tablet {request.META.get('REMOTE_ADDR', '')}".strip()[:MAX_DEVICE_LENGTH]
+    """What the card and decision records name as the device: the tablet's own name (its device
+    cookie, see casino.middleware), since every tablet on the floor may share one address."""
+    return request.device[:MAX_DEVICE_LENGTH]
 
 
 # Permissions

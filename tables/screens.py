@@ -156,11 +156,18 @@ def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: 
         "player": names.get(seat, ""),
         "chips": chips.get(seat, 0),
         "committed": hand.committed.get(str(seat), 0),
-        "cards": _seat_cards(hand, seat, cards),
+        "cards": _black_stones(seat, game)
+        if hand.game == Game.BLACKSTONE
+        else _seat_cards(hand, seat, cards),
         "status": extras["status"].get(seat, ""),
         "to_act": isinstance(due, DecisionDue) and due.seat == seat,
         "card_due": isinstance(due, CardDue) and due.seat == seat,
     }
+
+
+def _black_stones(seat: int, game) -> list[dict[str, Any]]:
+    """Blackstone: players keep only their black stone (a 10); white stones go to the centre."""
+    return [{"rank": 10, "why": "black stone", "discarded": False}] if seat in game.black else []
 
 
 def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str, Any]]:

@@ -30,9 +30,9 @@ def record_logout(sender, request, user, **kwargs):
 
 def _record(action, request, *, user=None, username="", **detail):
     origin = request_origin(request) if request is not None else NOWHERE
-    audit_record(
-        action=action, user=user, username=username, address=origin.address, device=origin.device, **detail
-    )
+    # A browser's first visit is named by OriginMiddleware before it has the cookie.
+    device = getattr(request, "device", "") or origin.device
+    audit_record(action=action, user=user, username=username, address=origin.address, device=device, **detail)
 
 
 def connect() -> None:

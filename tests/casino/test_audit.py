@@ -137,3 +137,10 @@ def test_the_orm_refuses_to_change_or_remove_an_audit_event(client, dana):
         AuditEvent.objects.update(device="forged")
     with pytest.raises(AppendOnlyError):
         event.delete()
+
+
+def test_a_first_visit_is_recorded_under_the_device_name_the_browser_is_given(client, dana):
+    response = client.post(LOGIN, {"username": "dana", "password": "dana-password"})
+
+    given = response.cookies["device"].value
+    assert given and events(AuditEvent.Action.LOGIN)[0].device == given

@@ -131,25 +131,27 @@ def _group_key(group: str):
 def hand_totals(hands: QuerySet[Hand], *, group: str) -> list[dict]:
     """Sums per group, gaming day and Rocket rules configuration, in one aggregate query.
 
-    Each row: group, game, day, decks, start, burn, penetration, hands, handle, bets, bets_sq
-    (sum of each bet squared), handle_sq (sum of each hand's handle squared), win, carry, players
-    (the seats' results), pot, first and last settlement.
+    Each row: group_key, game, gaming_day, decks, start, burn, penetration, hands, handle, bets,
+    bets_sq (sum of each bet squared), handle_sq (sum of each hand's handle squared), win, carry,
+    players (the seats' results), pot, first and last settlement.
     """
     if group not in GROUPS:
         raise ValueError(f"Group by one of {', '.join(GROUPS)}, not {group!r}.")
     if group in ("dealer", "shift"):
         hands = with_shift(hands)
+    keys = {
+        "group_key": _group_key(group),
+        "gaming_day": gaming_day_of("settled_at"),
+        "decks": F("shoe__decks"),
+        "start": Coalesce(KeyTextTransform("start", "options"), Value("left"), output_field=CharField()),
+        "burn": F("shoe__burn"),
+        "penetration": F("shoe__penetration"),
+    }
+    if connection.vendor == "postgresql":
+        return [_ints(row) for row in _totals_postgresql(hands, keys)]
     rows = (
         hands.order_by()
-        .values(
-            "game",
-            group_key=_group_key(group),
-            gaming_day=gaming_day_of("settled_at"),
-            decks=F("shoe__decks"),
-            start=Coalesce(KeyTextTransform("start", "options"), Value("left"), output_field=CharField()),
-            burn=F("shoe__burn"),
-            penetration=F("shoe__penetration"),
-        )
+        .values("game", **keys)
         .annotate(
             hands=Count("id"),
             **{figure: Sum(hand_sql(figure)) for figure in FIGURES},
@@ -158,6 +160,44 @@ def hand_totals(hands: QuerySet[Hand], *, group: str) -> list[dict]:
         )
     )
     return [_ints(row) for row in rows]
+
+
+# PostgreSQL reads each hand's JSON once: the selected hands (the ORM's query, with every filter and
+# key) are wrapped in an aggregate whose LATERAL subquery walks `committed` a single time, where
+# the portable form above needs one subquery per figure. The planner flattens the wrapping.
+_POSTGRESQL_TOTALS = """
+SELECT h.k_group_key AS group_key, h.k_game AS game, h.k_gaming_day AS gaming_day, h.k_decks AS decks,
+       h.k_start AS start, h.k_burn AS burn, h.k_penetration AS penetration,
+       COUNT(*) AS hands, SUM(c.handle) AS handle, SUM(c.bets) AS bets, SUM(c.bets_sq) AS bets_sq,
+       SUM(c.handle * c.handle) AS handle_sq,
+       SUM(COALESCE((h.k_settlement -> 'deltas' ->> 'house')::bigint, 0)) AS win,
+       SUM(COALESCE((h.k_settlement -> 'deltas' ->> 'carry')::bigint, 0)) AS carry,
+       SUM((SELECT COALESCE(SUM(value::bigint), 0) FROM jsonb_each_text(h.k_settlement -> 'deltas')
+            WHERE key ~ '^[0-9]+$')) AS players,
+       SUM((SELECT COALESCE(SUM((e ->> 1)::bigint), 0)
+            FROM jsonb_array_elements(h.k_settlement -> 'entries') e
+            WHERE e ->> 0 = 'pot' AND (e ->> 1)::bigint > 0)) AS pot,
+       MIN(h.k_settled) AS first, MAX(h.k_settled) AS last
+FROM ({hands}) h
+CROSS JOIN LATERAL (SELECT COALESCE(SUM(v), 0) AS handle, COUNT(*) AS bets, COALESCE(SUM(v * v), 0) AS bets_sq
+                    FROM (SELECT value::bigint AS v FROM jsonb_each_text(h.k_committed)) x) c
+GROUP BY 1, 2, 3, 4, 5, 6, 7
+"""
+
+
+def _totals_postgresql(hands: QuerySet[Hand], keys: dict) -> list[dict]:
+    selected = hands.order_by().values(
+        k_game=F("game"),
+        k_settled=F("settled_at"),
+        k_committed=F("committed"),
+        k_settlement=F("settlement"),
+        **{f"k_{name}": expression for name, expression in keys.items()},
+    )
+    sql, params = selected.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(_POSTGRESQL_TOTALS.format(hands=sql), params)
+        columns = [column.name for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _ints(row: dict) -> dict:

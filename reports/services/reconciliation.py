@@ -20,13 +20,14 @@ Every finding names the hand, shoe or table and links to its page.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from datetime import date, datetime
 
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
-from ledger.chain import chain_name, chain_records, record_hash
+from ledger.chain import WALK_CHUNK, chain_name, chained_models, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Posting, Transaction
 from reports.periods import days_bounds
 from reports.services.house_edge import Progress
@@ -410,20 +411,20 @@ def _voided_check(hand: Hand) -> list[dict]:
 
 
 def chain_section(table: Table, start: datetime, end: datetime) -> tuple[dict, list[dict]]:
-    """Walk the table's chain from its first record; check the period's transactions sum to zero."""
+    """Walk the table's chain over the period's records; check the period's transactions sum to zero.
+
+    The walk covers the positions written in the period and links its first record to the one
+    before it, so consecutive reports cover the whole chain without each walking it from the
+    start (`manage.py verify_ledger` walks every chain whole).
+    """
     chain = Chain.objects.filter(name=chain_name(table=table)).first()
-    findings, records = [], 0
-    if chain is not None:
-        records, problem = _walk(chain)
+    findings, walked = [], 0
+    first, last = _segment(chain, start, end) if chain else (None, None)
+    if first is not None:
+        walked, problem = _walk(chain, first, last)
         if problem:
-            findings.append(
-                finding(
-                    "chain",
-                    f"{table.name}, chain position {problem[0]}",
-                    problem[1],
-                    problem[2] or table_url(table.pk),
-                )
-            )
+            where = f"{table.name}, chain position {problem[0]}"
+            findings.append(finding("chain", where, problem[1], problem[2] or table_url(table.pk)))
     unbalanced = (
         Transaction.objects.filter(table=table, created_at__gte=start, created_at__lt=end)
         .annotate(total=Sum("postings__amount"), lines=Count("postings"))
@@ -431,35 +432,56 @@ def chain_section(table: Table, start: datetime, end: datetime) -> tuple[dict, l
         .values_list("pk", "position", "total", "hand_id")
     )
     for pk, position, total, hand_id in unbalanced:
-        findings.append(
-            finding(
-                "chain",
-                f"{table.name}, transaction {pk} (chain position {position})",
-                f"its postings sum to {total}, not 0",
-                hand_url(hand_id) if hand_id else admin_url("ledger.transaction", pk),
-            )
-        )
-    return {"records": records, "verifies": not findings}, findings
+        link = hand_url(hand_id) if hand_id else admin_url("ledger.transaction", pk)
+        where = f"{table.name}, transaction {pk} (chain position {position})"
+        findings.append(finding("chain", where, f"its postings sum to {total}, not 0", link))
+    return {"records": walked, "first": first, "last": last, "verifies": not findings}, findings
 
 
-def _walk(chain: Chain) -> tuple[int, tuple | None]:
+def _segment(chain: Chain, start: datetime, end: datetime) -> tuple[int | None, int | None]:
+    """The first and last chain positions written in [start, end), over every chained model."""
+    bounds = []
+    for model in chained_models():
+        field = "created_at" if model is Transaction else "at"
+        rows = model.objects.filter(chain=chain, **{f"{field}__gte": start, f"{field}__lt": end})
+        bounds.append(rows.aggregate(first=Min("position"), last=Max("position")))
+    firsts = [b["first"] for b in bounds if b["first"] is not None]
+    lasts = [b["last"] for b in bounds if b["last"] is not None]
+    return (min(firsts), max(lasts)) if firsts else (None, None)
+
+
+def _records(chain: Chain, first: int, last: int):
+    streams = [
+        model.chain_queryset()
+        .filter(chain=chain, position__gte=first, position__lte=last)
+        .order_by("position")
+        .iterator(chunk_size=WALK_CHUNK)
+        for model in chained_models()
+    ]
+    return heapq.merge(*streams, key=lambda record: record.position)
+
+
+def _walk(chain: Chain, first: int, last: int) -> tuple[int, tuple | None]:
     """Records walked, and the first broken link as (position, problem, link), if any."""
-    position, prev = 0, ZERO_HASH
-    for record in chain_records(chain):
+    before = next(iter(_records(chain, first - 1, first - 1)), None) if first > 1 else None
+    position, prev = first - 1, before.hash if before else ZERO_HASH
+    for record in _records(chain, first, last):
         position += 1
         link = hand_url(record.hand_id) if getattr(record, "hand_id", None) else ""
         if record.position != position:
-            return position, (position, f"position {position} is missing or held twice", link)
+            return position - first, (position, f"position {position} is missing or held twice", link)
         if record.prev_hash != prev:
-            return position, (position, "its prev_hash is not the hash of the record before it", link)
+            return position - first, (position, "its prev_hash is not the hash of the record before it", link)
         if record_hash(record.prev_hash, record.chain_content()) != record.hash:
-            return position, (
+            return position - first, (
                 position,
                 f"{record._meta.verbose_name} {record.pk} was changed after it was "
                 "written: its hash does not match its content",
                 link,
             )
         prev = record.hash
-    if (chain.length, chain.head) != (position, prev):
-        return position, (position, "the chain's cached length and head disagree with its records", "")
-    return position, None
+    if position < last:
+        return position - first + 1, (position + 1, f"positions {position + 1} to {last} are missing", "")
+    if last == chain.length and chain.head != prev:
+        return position - first + 1, (position, "the chain's cached head disagrees with its records", "")
+    return position - first + 1, None

@@ -170,79 +170,100 @@ def _period(rows: list[dict]) -> dict:
 
 
 def _flags(table: Table, as_of: date, hands: list[dict], rules: VarianceRules) -> list[dict]:
+    """Every variance rule the table breaks on `as_of`, as flags (rule, period, figure, limit, words)."""
     rows = [row for row in hands if row["group_key"] == table.pk]
     if not rows:
         return []
     month_start = as_of.replace(day=1)
     rolling_start = as_of - timedelta(days=rules.rolling_days - 1)
-    day, month = _period(_within(rows, as_of, as_of)), _period(_within(rows, month_start, as_of))
-    lifetime, rolling = _period(rows), _period(_within(rows, rolling_start, as_of))
-    flags = []
+    periods = {
+        "day": _period(_within(rows, as_of, as_of)),
+        "month": _period(_within(rows, month_start, as_of)),
+        "rolling": _period(_within(rows, rolling_start, as_of)),
+        "lifetime": _period(rows),
+    }
+    found = [
+        (as_of, _z_score(periods["day"], rules)),
+        (month_start, _confidence(periods["month"], rules)),
+        (month_start, _base_level(periods["month"], periods["lifetime"], rules)),
+        (rolling_start, _rolling(periods["rolling"], periods["lifetime"], rules)),
+    ]
     base = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
+    return [
+        {**base, **broken, "from": first.isoformat(), "to": as_of.isoformat()}
+        for first, broken in found
+        if broken is not None
+    ]
 
-    def flag(rule, first, measured, limit, detail):
-        flags.append(
-            {
-                **base,
-                "rule": rule,
-                "from": first.isoformat(),
-                "to": as_of.isoformat(),
-                "measured": measured,
-                "limit": limit,
-                "detail": detail,
-            }
-        )
 
-    if day["sd"]:
-        z = (day["win"] - day["expected"]) / day["sd"]
-        if abs(z) > rules.z_limit:
-            flag(
-                Investigation.Rule.Z_SCORE,
-                as_of,
-                z,
-                rules.z_limit,
-                f"The day's win {day['win']} is {z:+.2f} standard deviations from the expected "
-                f"{day['expected']:.0f} (limit {rules.z_limit}).",
-            )
-    if month["sd"] and month["handle"]:
-        z_conf = NormalDist().inv_cdf((1 + rules.confidence) / 2)
-        low = month["theoretical"] - z_conf * month["sd"] / month["handle"]
-        high = month["theoretical"] + z_conf * month["sd"] / month["handle"]
-        if not low <= month["hold"] <= high:
-            flag(
-                Investigation.Rule.CONFIDENCE,
-                month_start,
-                month["hold"],
-                rules.confidence,
-                f"The month's hold {100 * month['hold']:.2f}% lies outside the {100 * rules.confidence:g}% "
-                f"interval {100 * low:.2f}% to {100 * high:.2f}% around the theoretical.",
-            )
-    base_level = month["theoretical"] if month["theoretical"] is not None else lifetime["hold"]
-    if month["hands"] >= rules.minimum_hands and base_level is not None and month["hold"] is not None:
-        points = (month["hold"] - base_level) / POINT
-        if abs(points) > rules.base_points:
-            flag(
-                Investigation.Rule.BASE_LEVEL,
-                month_start,
-                points,
-                rules.base_points,
-                f"The month's hold {100 * month['hold']:.2f}% is {points:+.2f} points from the base "
-                f"level {100 * base_level:.2f}% (limit {rules.base_points:g} points).",
-            )
-    enough = min(rolling["hands"], lifetime["hands"]) >= rules.minimum_hands
-    if enough and rolling["hold"] is not None and lifetime["hold"] is not None:
-        points = (rolling["hold"] - lifetime["hold"]) / POINT
-        if abs(points) > rules.rolling_points:
-            flag(
-                Investigation.Rule.ROLLING,
-                rolling_start,
-                points,
-                rules.rolling_points,
-                f"The last {rules.rolling_days} days' hold {100 * rolling['hold']:.2f}% is {points:+.2f} "
-                f"points from the lifetime hold {100 * lifetime['hold']:.2f}% "
-                f"(limit {rules.rolling_points:g} points).",
-            )
-    return flags
+def _broken(rule: str, measured: float, limit: float, detail: str) -> dict:
+    return {"rule": rule, "measured": measured, "limit": limit, "detail": detail}
+
+
+def _z_score(day: dict, rules: VarianceRules) -> dict | None:
+    if not day["sd"]:
+        return None
+    z = (day["win"] - day["expected"]) / day["sd"]
+    if abs(z) <= rules.z_limit:
+        return None
+    return _broken(
+        Investigation.Rule.Z_SCORE,
+        z,
+        rules.z_limit,
+        f"The day's win {day['win']} is {z:+.2f} standard deviations from the expected "
+        f"{day['expected']:.0f} (limit {rules.z_limit}).",
+    )
+
+
+def _confidence(month: dict, rules: VarianceRules) -> dict | None:
+    if not (month["sd"] and month["handle"]):
+        return None
+    spread = NormalDist().inv_cdf((1 + rules.confidence) / 2) * month["sd"] / month["handle"]
+    low, high = month["theoretical"] - spread, month["theoretical"] + spread
+    if low <= month["hold"] <= high:
+        return None
+    return _broken(
+        Investigation.Rule.CONFIDENCE,
+        month["hold"],
+        rules.confidence,
+        f"The month's hold {100 * month['hold']:.2f}% lies outside the {100 * rules.confidence:g}% "
+        f"interval {100 * low:.2f}% to {100 * high:.2f}% around the theoretical.",
+    )
+
+
+def _base_level(month: dict, lifetime: dict, rules: VarianceRules) -> dict | None:
+    """The base level: the theoretical edge where the game has one, else the lifetime hold."""
+    base = month["theoretical"] if month["theoretical"] is not None else lifetime["hold"]
+    if month["hands"] < rules.minimum_hands or base is None or month["hold"] is None:
+        return None
+    points = (month["hold"] - base) / POINT
+    if abs(points) <= rules.base_points:
+        return None
+    return _broken(
+        Investigation.Rule.BASE_LEVEL,
+        points,
+        rules.base_points,
+        f"The month's hold {100 * month['hold']:.2f}% is {points:+.2f} points from the base "
+        f"level {100 * base:.2f}% (limit {rules.base_points:g} points).",
+    )
+
+
+def _rolling(rolling: dict, lifetime: dict, rules: VarianceRules) -> dict | None:
+    if min(rolling["hands"], lifetime["hands"]) < rules.minimum_hands:
+        return None
+    if rolling["hold"] is None or lifetime["hold"] is None:
+        return None
+    points = (rolling["hold"] - lifetime["hold"]) / POINT
+    if abs(points) <= rules.rolling_points:
+        return None
+    return _broken(
+        Investigation.Rule.ROLLING,
+        points,
+        rules.rolling_points,
+        f"The last {rules.rolling_days} days' hold {100 * rolling['hold']:.2f}% is {points:+.2f} "
+        f"points from the lifetime hold {100 * lifetime['hold']:.2f}% "
+        f"(limit {rules.rolling_points:g} points).",
+    )
 
 
 def open_investigations(flags: list[dict], *, casino_id: int, as_of: date, report) -> list[Investigation]:

@@ -49,7 +49,7 @@ def worker():
 
 def test_a_worker_process_runs_a_task_sent_through_redis(worker):
     url, queue = worker
-    client = Celery("test-client", broker=url, backend=url)
+    client = Celery("test-client", broker=url, backend=url, set_as_current=False)  # leave the app alone
 
     result = client.send_task("casino.ping", queue=queue).get(timeout=WORKER_START_SECONDS)
 

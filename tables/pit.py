@@ -28,6 +28,7 @@ from functools import wraps
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Q, Subquery, Sum
@@ -49,6 +50,7 @@ from tables.models import (
     Table,
     TableCount,
 )
+from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
 from tables.screens import PARTY_NAMES
 from tables.selectors import open_shifts, sees_every_table, tables_visible_to, user_can_deal
@@ -667,3 +669,21 @@ def approval_queue(user) -> dict:
         request.may_decide = request.table.pit_id in decides_in and not request.mine
     decided = requests.exclude(status=ApprovalRequest.Status.PENDING).order_by("-decided_at", "-pk")
     return {"pending": pending, "decided": decided[:RECENT_DECISIONS]}
+
+
+# Ratings
+
+
+@pit_page
+@require_GET
+def ratings_page(request: HttpRequest) -> HttpResponse:
+    """A named player's rating, and the pace of every dealer who dealt at the tables this user sees."""
+    check_watch(request.user)
+    name = request.GET.get("player", "").strip()
+    dealers = get_user_model().objects.filter(shifts__table__in=tables_visible_to(request.user)).distinct()
+    context = {
+        "name": name,
+        "rating": player_rating(name) if name else None,
+        "paces": [dealer_pace(dealer) for dealer in dealers.order_by("username")],
+    }
+    return page(request, "pit/ratings.html", context)

@@ -18,4 +18,5 @@ urlpatterns = [
     path("hands/<int:hand_id>/", pit.hand_page, name="hand"),
     path("slips/", pit.slips_this_year, name="slips_now"),
     path("slips/<int:year>/", pit.slips_page, name="slips"),
+    path("ratings/", pit.ratings_page, name="ratings"),
 ]

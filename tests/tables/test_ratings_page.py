@@ -1,0 +1,32 @@
+import pytest
+
+from tables.services import hand_start, shift_start
+
+from .conftest import key, play, seat
+from .test_hands import settle
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played(rocket, dana, pete):
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    seat(rocket, 1, 200, dana, name="Ann")
+    hand = hand_start(table=rocket, bets={1: 20}, by=dana, key=key())
+    return settle(play(hand, [5, 9, 4, 9], [("hit",)], dana), dana)  # the dealer pairs 9s: Ann wins 18
+
+
+def test_a_pit_manager_sees_a_players_rating_and_the_dealers_pace(client, played, pete):
+    client.force_login(pete)
+
+    page = client.get("/pit/ratings/", {"player": "ann"}).content.decode()
+
+    assert "<td>ann</td>" in page and ">18<" in page  # her result, whatever case the name is typed in
+    assert "1.06" in page  # theoretical win: 20 units bet at Rocket's 5.3%
+    assert "dana" in page
+
+
+def test_a_dealer_cannot_see_ratings(client, played, dana):
+    client.force_login(dana)
+    assert client.get("/pit/ratings/").status_code == 403

@@ -98,7 +98,7 @@ def test_a_worker_process_runs_a_report_sent_through_redis(worker, rocket, dana,
     report = Report.objects.create(
         kind="reconciliation", params=params, key=report_key("reconciliation", params), requested_by=pete
     )
-    client = Celery("test-client", broker=url, backend=url)
+    client = Celery("test-client", broker=url, backend=url, set_as_current=False)  # leave the app alone
 
     client.send_task("reports.run", args=[report.pk], queue=queue)
     client.send_task("reports.run", args=[report.pk], queue=queue)  # delivered twice: still one run

@@ -38,7 +38,6 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from casino.errors import DomainError, NotAllowed
-from casino.middleware import request_origin
 from ledger.models import Account, Posting, Transaction
 from tables.games import CardDue, DecisionDue, IllegalAction
 from tables.models import (
@@ -71,7 +70,6 @@ HANDS_PER_PAGE = 25
 HISTORY_ROWS = 50  # counts, fills and credits, incidents: the latest this many on a table's history
 RECENT_DECISIONS = 20  # decided requests listed under the queue, so a manager sees what just happened
 CHIP_VALUES = (1, 5, 25, 100, 500, 1000)  # the chip values in a tray, in units
-MAX_DEVICE_LENGTH = 100  # as the records' device fields hold
 SECRET_LENGTH = 128  # a password or PIN as typed; longer is no one's
 MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
 
@@ -85,9 +83,8 @@ class FreshKeys:
 
 
 def device(request: HttpRequest) -> str:
-    """The device a signature records: the one the request names, else the pit screen's address."""
-    origin = request_origin(request)
-    return (origin.device or f"pit {origin.address or ''}".strip())[:MAX_DEVICE_LENGTH]
+    """The device a signature records: the screen's own name (see casino.middleware)."""
+    return request.device
 
 
 # Forms: they parse; the services judge.

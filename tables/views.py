@@ -40,7 +40,6 @@ from tables.services import (
 STALE = "The hand has moved on. Refresh"
 POLL_SECONDS = 2  # a second tablet at the table sees a change within this long
 RANKS = range(1, 11)
-MAX_DEVICE_LENGTH = 100
 
 
 class FreshKeys:
@@ -55,7 +54,7 @@ class FreshKeys:
 def device(request: HttpRequest) -> str:
     """What the card and decision records name as the device: the tablet's own name (its device
     cookie, see casino.middleware), since every tablet on the floor may share one address."""
-    return request.device[:MAX_DEVICE_LENGTH]
+    return request.device
 
 
 # Permissions

@@ -1,0 +1,520 @@
+"""A casino floor on one machine: simulated tablets play real hands against the app served by
+gunicorn on PostgreSQL.
+
+    python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--max-tablets 48]
+                              [--games rocket,blackstone,starboard,pairs] [--workers 3] [--threads 8]
+                              [--server postgres://postgres@127.0.0.1:5432] [--keep]
+
+It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
+seated players, a system-shuffled shoe, a device account on shift with an API token) through the
+table services, serves the app with gunicorn and runs two phases, each followed by the same
+phase against `/floor/` (one insert in one transaction: the floor of this stack):
+
+1. **Dealer's pace**: every table acts once every `--interval` seconds (start a hand, take the
+   shoe's next card, a player's decision, confirm the settlement, shuffle a new shoe when due),
+   tables spread evenly over the interval.
+2. **Highest rate**: `--max-tablets` tables act as fast as their answers come back.
+
+Each phase prints actions per second and p50/p95/p99 latency per endpoint. Throughout, a reader
+checks every second that the ledger's postings sum to zero. Afterwards every chain is verified
+(`ledger_verify`), every settled hand is replayed against what the ledger paid, and every
+acknowledged action's idempotency key is looked up in the records. The database is dropped at
+the end unless --keep.
+
+The tablets (`Tablet`) and `serve` are also what the fault tests drive (tests/faults/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import platform
+import random
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PLAYERS = (1, 2, 3)
+BUY_IN = 1_000_000  # units: no player runs out during a run
+TRAY = 100_000_000
+DECKS = {"rocket": 8, "blackstone": 1, "starboard": 1, "pairs": 1}
+REQUEST_TIMEOUT = 30.0
+SINGLE_DECK_LOW = 30  # cards: below this a Pairs or Starboard dealer shuffles a new deck between hands
+
+
+# The tablets
+
+
+@dataclass
+class Answer:
+    label: str
+    key: str
+    status: int | None  # None: no answer (the connection failed or timed out)
+    seconds: float
+    body: dict | None = None
+
+
+@dataclass
+class Tablet:
+    """One dealer's tablet at one table: it asks the hand what is due and does it.
+
+    `next_request` is the action to send; `absorb` reads the answer. A request that got no answer,
+    or a 5xx, is sent again with the same idempotency key (as a real tablet retries), so every
+    action is applied once however often it is sent.
+    """
+
+    table: int
+    game: str
+    token: str
+    rng: random.Random
+    hand: dict | None = None
+    needs_shoe: bool = False
+    pending: tuple | None = None  # (label, path, body, key) being retried
+    answers: list[Answer] = field(default_factory=list)
+
+    def next_request(self) -> tuple[str, str, dict, str]:
+        if self.pending is None:
+            self.pending = (*self._action(), uuid.uuid4().hex)
+        return self.pending
+
+    def _action(self) -> tuple[str, str, dict]:
+        if self.needs_shoe:
+            shoe = {"decks": DECKS[self.game], "kind": "system"}
+            return "shuffle", f"/api/tables/{self.table}/shoes/", shoe
+        if self.hand is None:
+            bets = {"bets": {str(seat): 10 for seat in PLAYERS}} if self.game == "rocket" else {}
+            return "start hand", f"/api/tables/{self.table}/hands/", bets
+        hand, seq = f"/api/hands/{self.hand['hand']}/", self.hand["seq"]
+        due = self.hand["next"]["kind"]
+        if due == "card":
+            return "card", hand + "cards/", {"rank": None, "expected_seq": seq}
+        if due == "decision":
+            return "decision", hand + "decisions/", self._move()
+        return "settle", hand + "settle/", {"expected_seq": seq}
+
+    def _move(self) -> dict:
+        actions = self.hand["actions"]
+        move = {"move": self.rng.choice(actions["moves"]), "expected_seq": self.hand["seq"]}
+        if move["move"] == "take":
+            move["count"] = self.rng.randint(actions["min_take"], actions["max_take"])
+        if move["move"] == "fold" and actions.get("fold_picks_card"):
+            move["card"] = self.rng.choice(actions["fold_cards"])
+        return move
+
+    def absorb(self, answer: Answer) -> None:
+        self.answers.append(answer)
+        if answer.status is None or answer.status >= 500:
+            return  # sent again with the same key
+        self.pending = None
+        if answer.status >= 400:
+            self._refused(answer)
+        elif answer.label == "shuffle":
+            self.needs_shoe = False
+        elif answer.label == "settle":
+            self.hand = None
+            self.needs_shoe = self._shoe_done(answer.body["shoe"])
+        else:
+            self.hand = answer.body
+
+    def _shoe_done(self, shoe: dict) -> bool:
+        """Blackstone deals every game from a fresh deck; Rocket reshuffles at the cut card. The
+        table service does not yet recycle a single deck that runs dry mid-hand (Pairs, Starboard),
+        so the dealer shuffles between hands when a hand's worth may not be left (docs/records.md)."""
+        if self.game in ("pairs", "starboard"):
+            return shoe["cards_left"] < SINGLE_DECK_LOW
+        return self.game == "blackstone" or shoe["cut_card_out"]
+
+    def _refused(self, answer: Answer) -> None:
+        """A refusal the floor expects (the shoe is done); anything else stays in the figures."""
+        detail = (answer.body or {}).get("detail", "")
+        if answer.label == "start hand" and "shoe" in detail:
+            self.needs_shoe = True
+
+
+async def send(client: httpx.AsyncClient, tablet: Tablet) -> Answer:
+    label, path, body, key = tablet.next_request()
+    headers = {
+        "Authorization": f"Token {tablet.token}", "Idempotency-Key": key, "X-Device": f"load-{tablet.table}"
+    }
+    started = time.perf_counter()
+    try:
+        response = await client.post(path, json=body, headers=headers)
+    except httpx.HTTPError:
+        answer = Answer(label, key, None, time.perf_counter() - started)
+    else:
+        elapsed = time.perf_counter() - started
+        answer = Answer(label, key, response.status_code, elapsed, _json(response))
+    tablet.absorb(answer)
+    return answer
+
+
+def _json(response: httpx.Response) -> dict | None:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+async def paced(client: httpx.AsyncClient, tablet: Tablet, start: float, interval: float,
+                until: float) -> None:
+    """Act once every `interval` seconds from `start` (never bunching up to catch up)."""
+    due = start
+    while due < until:
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        await send(client, tablet)
+        due = max(due + interval, time.monotonic())
+
+
+async def floor_paced(client: httpx.AsyncClient, device: int, start: float, interval: float, until: float,
+                      answers: list[Answer]) -> None:
+    due = start
+    while due < until:
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        started = time.perf_counter()
+        try:
+            response = await client.post("/floor/", headers={"X-Device": f"load-{device}"})
+            status = response.status_code
+        except httpx.HTTPError:
+            status = None
+        answers.append(Answer("floor (one insert)", "", status, time.perf_counter() - started))
+        due = max(due + interval, time.monotonic())
+
+
+def client_for(base_url: str, connections: int) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=REQUEST_TIMEOUT)
+
+
+async def run_tablets(base_url: str, tablets: list[Tablet], interval: float, seconds: float,
+                      connections: int) -> float:
+    """Play every tablet for `seconds`; returns the wall time taken."""
+    async with client_for(base_url, connections) as client:
+        begin = time.monotonic()
+        spread = interval / max(len(tablets), 1)
+        await asyncio.gather(*(
+            paced(client, tablet, begin + index * spread, interval, begin + seconds)
+            for index, tablet in enumerate(tablets)
+        ))
+        return time.monotonic() - begin
+
+
+async def run_floor(base_url: str, devices: int, interval: float, seconds: float,
+                    connections: int) -> tuple[list[Answer], float]:
+    answers: list[Answer] = []
+    async with client_for(base_url, connections) as client:
+        begin = time.monotonic()
+        spread = interval / max(devices, 1)
+        await asyncio.gather(*(
+            floor_paced(client, device, begin + device * spread, interval, begin + seconds, answers)
+            for device in range(devices)
+        ))
+        return answers, time.monotonic() - begin
+
+
+# Figures
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
+
+
+def figures(title: str, answers: list[Answer], wall: float) -> list[str]:
+    """One line per endpoint, then all actions: count, per second, failures, p50/p95/p99/max ms."""
+    by_label: dict[str, list[Answer]] = defaultdict(list)
+    for answer in answers:
+        by_label[answer.label].append(answer)
+    lines = [f"{title} ({wall:.0f} s)",
+             f"  {'endpoint':<20}{'actions':>9}{'per s':>9}{'4xx':>6}{'5xx/lost':>9}"
+             f"{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"]
+    for label, group in [*sorted(by_label.items()), ("all", answers)]:
+        ms = sorted(answer.seconds * 1000 for answer in group)
+        refused = sum(1 for answer in group if answer.status and 400 <= answer.status < 500)
+        failed = sum(1 for answer in group if answer.status is None or answer.status >= 500)
+        lines.append(
+            f"  {label:<20}{len(group):>9}{len(group) / wall:>9.1f}{refused:>6}{failed:>9}"
+            f"{percentile(ms, .5):>9.1f}{percentile(ms, .95):>9.1f}{percentile(ms, .99):>9.1f}{ms[-1]:>9.1f}"
+        )
+    return lines
+
+
+# The floor: database, tables, server
+
+
+def database_url(host: str, user: str, name: str) -> str:
+    """A Unix socket directory (the default: on one machine it is what the app would use, and
+    each round trip costs a fraction of TCP's) or a host name."""
+    if host.startswith("/"):
+        return f"postgres://{user}@/{name}?host={host}"
+    return f"postgres://{user}@{host}:5432/{name}"
+
+
+def database_admin(host: str, user: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(host=host, user=user, dbname="postgres", autocommit=True) as connection:
+        connection.execute(sql)
+
+
+def django_setup(database_url: str) -> None:
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.load_site"
+    import django
+
+    django.setup()
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+
+
+def floor_create(count: int, games: list[str]) -> list[Tablet]:
+    """`count` open tables (games in turn), each with its dealer device on shift; their tablets."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from benchmarks.load_urls import FLOOR_TABLE
+
+    call_command("migrate", verbosity=0)
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE IF NOT EXISTS {FLOOR_TABLE} (id bigserial PRIMARY KEY, "
+                       "device text NOT NULL, at timestamptz NOT NULL DEFAULT now())")
+    pete = _pit_manager()
+    return [_table_open(number, games[number % len(games)], pete) for number in range(count)]
+
+
+def _pit_manager():
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from casino.roles import PIT_MANAGER
+    from tables.models import Casino, Pit
+    from tables.services import shift_start
+
+    pete = get_user_model().objects.create_user("load-pit")
+    pete.groups.add(Group.objects.get(name=PIT_MANAGER))
+    pit = Pit.objects.create(casino=Casino.objects.create(name="Load Casino"), name="Load Pit")
+    shift_start(user=pete, pit=pit, by=pete)
+    return pete
+
+
+def _table_open(number: int, game: str, pete) -> Tablet:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from rest_framework.authtoken.models import Token
+
+    from casino.roles import DEALER
+    from tables.models import Pit, Table
+    from tables.services import seat_open, shift_start, shoe_start, tray_fill
+
+    table = Table.objects.create(
+        pit=Pit.objects.get(name="Load Pit"), name=f"{game.title()} {number + 1}", game=game,
+        min_bet=10 if game == "rocket" else 1, max_bet=500, payout_approval_threshold=TRAY,
+    )
+    tray_fill(table=table, amount=TRAY, by=pete, key=uuid.uuid4().hex)
+    device = get_user_model().objects.create_user(f"load-tablet-{table.pk}")
+    device.groups.add(Group.objects.get(name=DEALER))
+    shift_start(user=device, table=table, by=pete)
+    for seat in PLAYERS:
+        seat_open(table=table, seat=seat, buy_in=BUY_IN, player_name=f"P{seat}", by=device,
+                  key=uuid.uuid4().hex)
+    shoe_start(table=table, decks=DECKS[game], kind="system", by=device, key=uuid.uuid4().hex)
+    token = Token.objects.create(user=device).key
+    return Tablet(table=table.pk, game=game, token=token, rng=random.Random(table.pk))
+
+
+@contextlib.contextmanager
+def serve(database_url: str, port: int, workers: int, threads: int, log: Path):
+    """gunicorn serving the app (with `/floor/`) on 127.0.0.1:`port` until the block ends."""
+    env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "benchmarks.load_site",
+           "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "WARNING", "CONN_MAX_AGE": "600"}
+    command = [sys.executable, "-m", "gunicorn", "casino.wsgi", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(workers), "--threads", str(threads), "--worker-class", "gthread",
+               "--keep-alive", "75", "--backlog", "4096"]
+    with open(log, "ab") as output:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", server)
+        yield server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _wait_healthy(base_url: str, server: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.returncode}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{base_url}/health/", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer /health/ within {seconds} s")
+
+
+# Checks
+
+
+SUM_OF_POSTINGS = "SELECT coalesce(sum(amount), 0) FROM ledger_posting"
+
+
+class BalanceReader(threading.Thread):
+    """Every second, in its own connection: the ledger's postings must sum to zero."""
+
+    def __init__(self, database_url: str):
+        super().__init__(daemon=True)
+        self.database_url = database_url
+        self.readings = 0
+        self.unbalanced: list[int] = []
+        self.failed_reads = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        while not self.done.wait(1.0):
+            try:
+                with psycopg.connect(self.database_url, connect_timeout=2) as connection:
+                    total = connection.execute(SUM_OF_POSTINGS).fetchone()[0]
+            except psycopg.Error:
+                self.failed_reads += 1  # the database is down (a fault run): read again next second
+                continue
+            self.readings += 1
+            if total != 0:
+                self.unbalanced.append(total)
+
+    def stop(self) -> str:
+        self.done.set()
+        self.join()
+        verdict = "all zero" if not self.unbalanced else f"NOT ZERO {len(self.unbalanced)} times"
+        return f"balance reader: {self.readings} readings of the postings' sum, {verdict}"
+
+
+def records_check(tablets: list[Tablet]) -> list[str]:
+    """Chains, replays and acknowledged actions, read from the database after the run.
+
+    Returns the problems found (none when all is well), with one summary line first.
+    """
+    from django.db.models import Sum
+
+    from ledger.audit import ledger_verify
+    from ledger.models import Posting
+    from tables.models import Hand, IdempotentRequest
+    from tables.review import hand_replay_check
+
+    acknowledged = {a.key for t in tablets for a in t.answers if a.status and 200 <= a.status < 300}
+    recorded = set(IdempotentRequest.objects.filter(key__in=acknowledged).values_list("key", flat=True))
+    verified = ledger_verify()
+    settled = Hand.objects.filter(status=Hand.Status.SETTLED).select_related("table", "shoe")
+    mismatched = [hand.pk for hand in settled if not hand_replay_check(hand)["matches"]]
+    total = Posting.objects.aggregate(total=Sum("amount"))["total"] or 0
+    problems = [str(finding) for finding in verified.findings]
+    problems += [f"hand {pk}: the replay does not match the ledger" for pk in mismatched]
+    problems += [f"{len(acknowledged - recorded)} acknowledged actions are not in the records"] * bool(
+        acknowledged - recorded)
+    problems += [f"the postings sum to {total}, not 0"] * bool(total)
+    summary = (f"records: {verified.chains} chains verified ({verified.records} records), "
+               f"{settled.count()} settled hands replayed, {len(acknowledged)} acknowledged actions "
+               f"all recorded" if not problems else f"records: {len(problems)} PROBLEMS")
+    return [summary, *problems]
+
+
+def machine() -> str:
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        postgres = cursor.fetchone()[0]
+    return (f"machine: {os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
+            f"PostgreSQL {postgres}; load generator, gunicorn and PostgreSQL all on this machine")
+
+
+# The run
+
+
+def phase(title: str, base_url: str, tablets: list[Tablet], interval: float, seconds: float,
+          connections: int) -> list[str]:
+    before = [len(tablet.answers) for tablet in tablets]
+    wall = asyncio.run(run_tablets(base_url, tablets, interval, seconds, connections))
+    answers = [a for tablet, start in zip(tablets, before, strict=True) for a in tablet.answers[start:]]
+    floor, floor_wall = asyncio.run(run_floor(base_url, len(tablets), interval, seconds, connections))
+    table_lines, floor_lines = figures(title, answers, wall), figures("  against /floor/", floor, floor_wall)
+    p99 = percentile(sorted(a.seconds for a in answers), .99)
+    floor_p99 = percentile(sorted(a.seconds for a in floor), .99)
+    ratio = f"  p99 of the actions / p99 of /floor/: {p99 / floor_p99:.1f}x"
+    return [*table_lines, *floor_lines[:1], *floor_lines[2:], ratio]
+
+
+def main() -> None:
+    args = arguments()
+    name = f"load_bench_{os.getpid()}"
+    database_admin(args.pg_host, args.pg_user, f'CREATE DATABASE "{name}"')
+    url = database_url(args.pg_host, args.pg_user, name)
+    try:
+        django_setup(url)
+        print(machine(), flush=True)
+        started = time.monotonic()
+        tablets = floor_create(args.tables, args.games.split(","))
+        print(f"opened {len(tablets)} tables in {time.monotonic() - started:.0f} s", flush=True)
+        run(args, url, tablets)
+    finally:
+        if not args.keep:
+            from django.db import connections
+
+            connections.close_all()
+            database_admin(args.pg_host, args.pg_user, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def run(args, database_url: str, tablets: list[Tablet]) -> None:
+    base_url = f"http://127.0.0.1:{args.port}"
+    reader = BalanceReader(database_url)
+    with serve(database_url, args.port, args.workers, args.threads, Path(args.log)):
+        reader.start()
+        for line in phase(f"dealer's pace: {len(tablets)} tables, one action every {args.interval:g} s each",
+                          base_url, tablets, args.interval, args.duration, args.connections):
+            print(line, flush=True)
+        if args.max_tablets:
+            busy = tablets[: args.max_tablets]
+            for line in phase(f"highest rate: {len(busy)} tables acting as fast as answered",
+                              base_url, busy, 0.0, args.duration, args.connections):
+                print(line, flush=True)
+        print(reader.stop(), flush=True)
+    for line in records_check(tablets):
+        print(line, flush=True)
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=800)
+    parser.add_argument("--interval", type=float, default=3.0, help="seconds between one table's actions")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of each phase")
+    parser.add_argument("--max-tablets", type=int, default=48,
+                        help="tables in the highest-rate phase (0: none)")
+    parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--connections", type=int, default=64, help="the load generator's open connections")
+    parser.add_argument("--pg-host", default="/var/run/postgresql", help="a socket directory or a host")
+    parser.add_argument("--pg-user", default="postgres")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--log", default="/tmp/load-gunicorn.log", help="gunicorn's output")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    main()

@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "casino.middleware.OriginMiddleware",
+    # A view that finds the database down answers a plain 503, not a 500 (casino/unavailable.py).
+    "casino.unavailable.DatabaseUnavailableMiddleware",
     # Last, as axes asks: it turns a sign-in refused for a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -2,17 +2,29 @@
 
 A `casino.errors.DomainError` carries a sentence for staff and its HTTP status
 (400 refused by the rules, 409 a stale screen, 403 not allowed); it becomes
-`{"detail": message}` with that status. Everything else is DRF's own answer.
+`{"detail": message}` with that status. A database that cannot be reached
+(down, restarting, the connection dropped; token authentication included) is
+503 with Retry-After (see casino/unavailable.py). Everything else is DRF's own
+answer.
 """
+
+import logging
 
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
 from casino.errors import DomainError
+from casino.unavailable import DATABASE_DOWN, RETRY_AFTER_SECONDS, is_database_down
+
+log = logging.getLogger(__name__)
 
 
 def api_exception_handler(exc, context):
     if isinstance(exc, DomainError):
         set_rollback()
         return Response({"detail": exc.message}, status=exc.status)
+    if is_database_down(exc):
+        log.warning("database unavailable at %s", context["request"].path, exc_info=exc)
+        retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+        return Response({"detail": DATABASE_DOWN}, status=503, headers=retry)
     return exception_handler(exc, context)

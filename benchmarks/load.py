@@ -33,6 +33,7 @@ import logging
 import os
 import platform
 import random
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -343,7 +344,9 @@ def serve(database_url: str, port: int, workers: int, threads: int, log: Path):
                "--workers", str(workers), "--threads", str(threads), "--worker-class", "gthread",
                "--keep-alive", "75", "--backlog", "4096"]
     with open(log, "ab") as output:
-        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)
+        # A process group of its own: the fault tests kill the master and its workers at once (killpg).
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
     try:
         _wait_healthy(f"http://127.0.0.1:{port}", server)
         yield server
@@ -386,14 +389,24 @@ class BalanceReader(threading.Thread):
 
         while not self.done.wait(1.0):
             try:
-                with psycopg.connect(self.database_url, connect_timeout=2) as connection:
-                    total = connection.execute(SUM_OF_POSTINGS).fetchone()[0]
-            except psycopg.Error:
+                total = self.read()
+            except (psycopg.Error, sqlite3.Error):
                 self.failed_reads += 1  # the database is down (a fault run): read again next second
                 continue
             self.readings += 1
             if total != 0:
                 self.unbalanced.append(total)
+
+    def read(self) -> int:
+        """The postings' sum; SQLite too, as the fault tests run on it (a file: sqlite:////path)."""
+        if self.database_url.startswith("sqlite:///"):
+            path = self.database_url.removeprefix("sqlite:///")
+            with contextlib.closing(sqlite3.connect(path, timeout=2)) as connection:
+                return connection.execute(SUM_OF_POSTINGS).fetchone()[0]
+        import psycopg
+
+        with psycopg.connect(self.database_url, connect_timeout=2) as connection:
+            return connection.execute(SUM_OF_POSTINGS).fetchone()[0]
 
     def stop(self) -> str:
         self.done.set()

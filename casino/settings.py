@@ -229,6 +229,10 @@ CELERY_RESULT_BACKEND = env(
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Redis hands a message a worker took but never acknowledged (it died mid-task: acks late) to another
+# worker once this many seconds have passed. It must outlast the longest task and the longest retry
+# countdown (a worker holds a retried task unacknowledged until it is due), or those run twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {

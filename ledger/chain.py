@@ -39,37 +39,45 @@ def chain_name(*, table=None, casino=None) -> str:
     return f"table:{table.pk}" if table is not None else f"casino:{casino.pk}"
 
 
-def chain_for(*, table=None, casino=None) -> Chain:
-    """The table's chain (or the casino's, for the cage), created on first use.
+def chain_lock(*, table=None, casino=None) -> Chain:
+    """The table's chain (or the casino's, for the cage), locked with SELECT ... FOR UPDATE until
+    the surrounding database transaction ends; created on first use.
 
     Race-safe: two first uses at once get the same row (get_or_create retries the read inside a
-    savepoint when the unique name refuses the second insert).
+    savepoint when the unique name refuses the second insert). One round trip once it exists.
     """
-    chain, _ = Chain.objects.get_or_create(name=chain_name(table=table, casino=casino))
+    name = chain_name(table=table, casino=casino)
+    chain = Chain.objects.select_for_update().filter(name=name).first()
+    if chain is None:
+        Chain.objects.get_or_create(name=name)
+        chain = Chain.objects.select_for_update().get(name=name)
     return chain
 
 
-def chain_append(record: Chained) -> Chained:
-    """Give the unsaved `record` (its `chain` set) the next position and its hash, and save it.
+def chain_append(record: Chained, chain: Chain) -> Chained:
+    """Give the unsaved `record` the next position of `chain` and its hash, and save it.
 
-    Takes `SELECT ... FOR UPDATE` on the record's `Chain` row and holds it until the surrounding
-    database transaction ends, so the records of one chain are appended one at a time. Callers
-    that also post to the ledger in the same transaction take the chain lock first, as
-    `ledger_post` does, so the lock order is always chain, then accounts. Everything
-    `chain_content()` reads must be set before this call (postings included); the saved row is read
-    back and refused if its content no longer hashes the same (a value the database rounds or
-    reformats would look like tampering the next day).
+    `chain` comes from `chain_lock` in the same database transaction, and every record appended
+    to it since went through this function with the same object, so its `length` and `head` are
+    the chain's own: the lock keeps everyone else out until the transaction ends, and the records
+    of one chain are appended one at a time. Callers that also post to the ledger take the chain
+    lock first, as `ledger_post` does, so the lock order is always chain, then accounts.
+    Everything `chain_content()` reads must be set before this call (postings included); the
+    saved row is read back and refused if its content no longer hashes the same (a value the
+    database rounds or reformats would look like tampering the next day).
     """
     if not record._state.adding:
         raise ChainError(f"{record._meta.label} {record.pk} is already saved; only new records are chained.")
-    with transaction.atomic():
-        chain = Chain.objects.select_for_update().get(pk=record.chain_id)
+    # No savepoint: a failure here is a bug that rolls back the caller's whole transaction anyway.
+    with transaction.atomic(savepoint=False):
+        record.chain = chain
         record.position = chain.length + 1
         record.prev_hash = chain.head
         record.hash = record_hash(chain.head, record.chain_content())
         record.save(force_insert=True)
         _check_round_trip(record)
-        Chain.objects.filter(pk=chain.pk).update(length=record.position, head=record.hash)
+        chain.length, chain.head = record.position, record.hash
+        Chain.objects.filter(pk=chain.pk).update(length=chain.length, head=chain.head)
     return record
 
 

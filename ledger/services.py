@@ -16,9 +16,9 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 
 from casino.errors import DomainError
-from ledger.chain import chain_append, chain_for
+from ledger.chain import chain_append, chain_lock
 from ledger.models import Account, Chain, Posting, Transaction
-from tables.models import Casino, Pit, Table
+from tables.models import Casino, Table
 
 if TYPE_CHECKING:
     from casino.models import User
@@ -77,13 +77,7 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
-    if table is not None:
-        table_casino_id = Pit.objects.values_list("casino_id", flat=True).get(pk=table.pit_id)
-        if casino is not None and casino.pk != table_casino_id:
-            raise ValueError(f"Table {table} is not in casino {casino}.")
-        casino_id = table_casino_id
-    else:
-        casino_id = casino.pk
+    casino_id = _casino_id(table=table, casino=casino)
     account, _ = Account.objects.get_or_create(
         code=code,
         defaults={"kind": kind, "casino_id": casino_id, "table": table, "ref": ref,
@@ -121,11 +115,10 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
         if line.account.casino_id != casino_id:
             raise LedgerError(f"{line.account.code} belongs to another casino; it cannot take part here.")
     with db_transaction.atomic():
-        chain = chain_for(table=table) if table is not None else chain_for(casino=Casino(pk=casino_id))
-        Chain.objects.select_for_update().filter(pk=chain.pk).get()
+        chain = chain_lock(table=table) if table is not None else chain_lock(casino=Casino(pk=casino_id))
         accounts = _lock_and_check_floors(lines, kind)
         txn = Transaction(
-            chain=chain, kind=kind, memo=memo, casino_id=casino_id, table=table, hand_id=hand_id,
+            kind=kind, memo=memo, casino_id=casino_id, table=table, hand_id=hand_id,
             created_by=by, reverses=reverses, reason=reason, approved_by=approved_by,
         )
         # Postings first, the transaction row last: SQLite checks the sum when the transaction row
@@ -134,7 +127,7 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
             Posting(transaction_id=txn.pk, account_id=line.account.pk, amount=line.amount, reason=line.reason)
             for line in lines
         )
-        chain_append(txn)
+        chain_append(txn, chain)
         Account.objects.bulk_update(accounts, ["balance"])
     return txn
 
@@ -194,7 +187,7 @@ def _casino_id(*, table: Table | None, casino: Casino | None) -> int:
         if casino is None:
             raise ValueError("A transaction happens at a table or at a casino's cage: give one.")
         return casino.pk
-    table_casino_id = Pit.objects.values_list("casino_id", flat=True).get(pk=table.pit_id)
+    table_casino_id = table.pit.casino_id  # the pit is read once per table object, then cached on it
     if casino is not None and casino.pk != table_casino_id:
         raise ValueError(f"Table {table} is not in casino {casino}.")
     return table_casino_id

@@ -14,7 +14,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from casino.errors import Conflict, DomainError
-from ledger.chain import chain_append, chain_for
+from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
 from ledger.services import Line, account_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
@@ -106,7 +106,7 @@ def _answer(hand: Hand) -> dict:
 def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
     """Lock the hand row and check the caller saw its latest state; a pending
     void freezes the hand until the pit decides."""
-    hand = Hand.objects.select_for_update(of=("self",)).select_related("table", "shoe").get(pk=hand_id)
+    hand = Hand.objects.select_for_update(of=("self",)).select_related("table__pit", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -314,9 +314,8 @@ def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: s
         keyed_by=by,
         device=device,
         at=timezone.now(),
-        chain=chain_for(table=hand.table),
     )
-    chain_append(card)
+    chain_append(card, chain_lock(table=hand.table))
 
 
 def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
@@ -351,9 +350,8 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
         device=device,
         at=timezone.now(),
         key=key,
-        chain=chain_for(table=hand.table),
     )
-    chain_append(decision)
+    chain_append(decision, chain_lock(table=hand.table))
     hand.save(update_fields=["seq"])
     return _answer(hand)
 

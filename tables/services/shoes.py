@@ -15,7 +15,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from casino.errors import DomainError
-from ledger.chain import chain_append, chain_for
+from ledger.chain import chain_append, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
 from tables.models import CardEvent, Game, Hand, Receiver, Shoe, Table
 
@@ -52,10 +52,14 @@ def shoe_start(
 
 
 def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
-    """Take the shoe out of play; a system shoe's order and salt become visible."""
+    """Take the shoe out of play; a system shoe's order and salt become visible.
+
+    Refused while a hand dealt from it is open: the hand would go on dealing from a shoe whose
+    order anyone may now read.
+    """
     request = {"op": "shoe_retire", "shoe": shoe.pk}
     return Shoe.objects.get(
-        pk=run_once(key=key, request=request, by=by, work=partial(_retire, shoe.pk))["shoe"]
+        pk=run_once(key=key, request=request, by=by, work=partial(_retire_idle, shoe.pk))["shoe"]
     )
 
 
@@ -111,9 +115,16 @@ def _append_burn(table: Table, shoe: Shoe, by, device: str) -> None:
         keyed_by=by,
         device=device,
         at=timezone.now(),
-        chain=chain_for(table=table),
     )
-    chain_append(card)
+    chain_append(card, chain_lock(table=table))
+
+
+def _retire_idle(shoe_id: int) -> dict:
+    table_id = Shoe.objects.values_list("table_id", flat=True).get(pk=shoe_id)
+    Table.objects.select_for_update().get(pk=table_id)  # hand_start takes it too: no hand starts meanwhile
+    if Hand.objects.filter(shoe_id=shoe_id, status__in=Hand.OPEN).exists():
+        raise ShoeError("A hand is in progress: settle or void it before retiring the shoe.")
+    return _retire(shoe_id)
 
 
 def _retire(shoe_id: int) -> dict:

@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from ledger.audit import anchor_digest, anchor_latest, ledger_verify
-from ledger.chain import ChainError, chain_append, chain_for, record_hash
+from ledger.chain import ChainError, chain_append, chain_lock, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Transaction
 from ledger.services import Line, account_balance, account_get, ledger_post
 from ledger.tasks import anchor_chains
@@ -228,12 +228,12 @@ def test_celery_beat_runs_the_anchor_daily():
 
 def test_a_saved_record_cannot_be_chained_again(played):
     with pytest.raises(ChainError, match="already saved"):
-        chain_append(at(played, 1))
+        chain_append(at(played, 1), at(played, 1).chain)
 
 
 def test_content_that_changes_when_read_back_is_refused(open_table, tray, cage, pete, monkeypatch):
     monkeypatch.setattr(Transaction, "chain_content", lambda self: {"now": time.perf_counter_ns()})
-    chain_for(table=open_table)
+    chain_lock(table=open_table)
     before = Transaction.objects.count()
 
     with pytest.raises(ChainError, match="changes when the row is read back"):

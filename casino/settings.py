@@ -63,6 +63,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Just below the sessions: a database that is down answers 503, not a 500 (casino/unavailable.py).
+    "casino.unavailable.DatabaseUnavailableMiddleware",
     "casino.idle.IdleSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -71,8 +73,6 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "casino.middleware.OriginMiddleware",
-    # A view that finds the database down answers a plain 503, not a 500 (casino/unavailable.py).
-    "casino.unavailable.DatabaseUnavailableMiddleware",
     # Last, as axes asks: it turns a sign-in refused for a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -8,15 +8,11 @@ A `casino.errors.DomainError` carries a sentence for staff and its HTTP status
 answer.
 """
 
-import logging
-
 from rest_framework.response import Response
 from rest_framework.views import exception_handler, set_rollback
 
 from casino.errors import DomainError
-from casino.unavailable import DATABASE_DOWN, RETRY_AFTER_SECONDS, is_database_down
-
-log = logging.getLogger(__name__)
+from casino.unavailable import DATABASE_DOWN, database_down_answer, is_database_down
 
 
 def api_exception_handler(exc, context):
@@ -24,7 +20,6 @@ def api_exception_handler(exc, context):
         set_rollback()
         return Response({"detail": exc.message}, status=exc.status)
     if is_database_down(exc):
-        log.warning("database unavailable at %s", context["request"].path, exc_info=exc)
-        retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
-        return Response({"detail": DATABASE_DOWN}, status=503, headers=retry)
+        answer = Response({"detail": DATABASE_DOWN}, status=503)
+        return database_down_answer(context["request"]._request, answer, exc)
     return exception_handler(exc, context)

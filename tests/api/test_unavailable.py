@@ -2,7 +2,8 @@
 nothing of the request, and the same change sent again with the same key is applied once."""
 
 import pytest
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from casino.unavailable import DATABASE_DOWN, RETRY_AFTER_SECONDS
@@ -67,3 +68,14 @@ def test_token_authentication_that_cannot_reach_the_database_is_503(floor, monke
 
     assert_database_down(client.get("/api/tables/"))
     assert_database_down(client.post("/api/tables/1/hands/", {}, format="json", HTTP_IDEMPOTENCY_KEY="k"))
+
+
+def test_no_query_getting_through_is_503_for_the_tablets_session_and_for_a_token(as_dana, dana):
+    token = APIClient()
+    token.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=dana).key}")
+    as_dana.raise_request_exception = token.raise_request_exception = False  # as from a server
+    # Every query of the request fails, from authentication to the way out.
+    with connection.execute_wrapper(database_down()):
+        assert_database_down(as_dana.get("/api/tables/"))
+        assert_database_down(as_dana.change("/api/tables/1/hands/", {"bets": {"1": 10}}))
+        assert_database_down(token.get("/api/tables/"))

@@ -1,7 +1,7 @@
 """A page whose view finds the database down answers a plain 503 with Retry-After, not a 500."""
 
 import pytest
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
 
 from casino.models import User
 from casino.unavailable import DATABASE_DOWN, RETRY_AFTER_SECONDS
@@ -40,3 +40,13 @@ def test_other_errors_are_not_taken_for_an_outage(signed_in, monkeypatch):
 
     with pytest.raises(ValueError):
         signed_in.get("/")
+
+
+def test_a_signed_in_page_answers_503_when_no_query_gets_through(signed_in):
+    signed_in.raise_request_exception = False  # the answer the browser gets, as from a server
+    # The whole request meets a dead database: the session, the user, the view and the way out.
+    with connection.execute_wrapper(database_down(OperationalError)):
+        response = signed_in.get("/")
+
+    assert response.status_code == 503
+    assert response.content.decode() == DATABASE_DOWN

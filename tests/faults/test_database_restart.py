@@ -43,7 +43,7 @@ DOWN_SECONDS = 4
 
 def local_cluster() -> tuple[str, str] | None:
     """(version, name) of the PostgreSQL cluster on this machine serving the test database, if this
-    process may stop and start it (root, pg_ctlcluster); None otherwise (CI's server in a container)."""
+    process may stop and start it (root, pg_ctlcluster); None otherwise (a server elsewhere)."""
     host, port = connection.settings_dict["HOST"] or "", str(connection.settings_dict["PORT"] or 5432)
     local = host in ("", "127.0.0.1", "localhost", "::1") or host.startswith("/")
     if os.geteuid() != 0 or not local or not shutil.which("pg_ctlcluster"):
@@ -60,7 +60,10 @@ def local_cluster() -> tuple[str, str] | None:
 def cluster():
     found = local_cluster()
     if found is None:
-        pytest.skip("needs root and pg_ctlcluster for the local PostgreSQL serving the test database")
+        reason = "needs root and pg_ctlcluster for the local PostgreSQL serving the test database"
+        if os.environ.get("CI"):  # CI runs on this machine's own server, as root (.ci/run)
+            pytest.fail(f"CI needs the restart test: {reason}")
+        pytest.skip(reason)
     return found
 
 
@@ -90,7 +93,7 @@ def postgresql_stopped(cluster: tuple[str, str]):
 
 
 def test_postgresql_restarted_under_load_answers_503_then_loses_and_doubles_nothing(
-    floor, web, balance_reader, cluster
+    cluster, floor, web, balance_reader
 ):
     tablets = floor(GAMES)
     web.start()

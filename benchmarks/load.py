@@ -1,25 +1,27 @@
 """A casino floor on one machine: simulated tablets play real hands against the app served by
 gunicorn on PostgreSQL.
 
-    python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--max-tablets 48]
-                              [--games rocket,blackstone,starboard,pairs] [--workers 3] [--threads 8]
-                              [--server postgres://postgres@127.0.0.1:5432] [--keep]
+    python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--sweep 100,200,800]
+                              [--max-tablets 48] [--games rocket,blackstone,starboard,pairs]
+                              [--workers 3] [--threads 8] [--pg-host /var/run/postgresql] [--keep]
 
 It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
 seated players, a system-shuffled shoe, a device account on shift with an API token) through the
-table services, serves the app with gunicorn and runs two phases, each followed by the same
-phase against `/floor/` (one insert in one transaction: the floor of this stack):
+table services, serves the app with gunicorn, plays `--warmup` seconds that are not counted, and
+runs these phases, each followed by the same phase against `/floor/` (one insert in one
+transaction: the floor of this stack):
 
 1. **Dealer's pace**: every table acts once every `--interval` seconds (start a hand, take the
    shoe's next card, a player's decision, confirm the settlement, shuffle a new shoe when due),
-   tables spread evenly over the interval.
+   tables spread evenly over the interval; once with all the tables, or once per count of
+   `--sweep` (the first N tables).
 2. **Highest rate**: `--max-tablets` tables act as fast as their answers come back.
 
 Each phase prints actions per second and p50/p95/p99 latency per endpoint. Throughout, a reader
 checks every second that the ledger's postings sum to zero. Afterwards every chain is verified
 (`ledger_verify`), every settled hand is replayed against what the ledger paid, and every
 acknowledged action's idempotency key is looked up in the records. The database is dropped at
-the end unless --keep.
+the end unless --keep. PostgreSQL is reached over its Unix socket unless `--pg-host` names a host.
 
 The tablets (`Tablet`) and `serve` are also what the fault tests drive (tests/faults/).
 """
@@ -497,16 +499,23 @@ def run(args, database_url: str, tablets: list[Tablet]) -> None:
     reader = BalanceReader(database_url)
     with serve(database_url, args.port, args.workers, args.threads, Path(args.log)):
         reader.start()
-        for line in phase(f"dealer's pace: {len(tablets)} tables, one action every {args.interval:g} s each",
-                          base_url, tablets, args.interval, args.duration, args.connections):
-            print(line, flush=True)
+        # Not counted: every worker's first requests load code and open connections.
+        warm = tablets[: args.max_tablets or 8]
+        asyncio.run(run_tablets(base_url, warm, 0.0, args.warmup, args.connections))
+        for count in args.sweep or [len(tablets)]:
+            title = f"dealer's pace: {count} tables, one action every {args.interval:g} s each"
+            lines = phase(title, base_url, tablets[:count], args.interval, args.duration, args.connections)
+            print_lines(lines)
         if args.max_tablets:
             busy = tablets[: args.max_tablets]
-            for line in phase(f"highest rate: {len(busy)} tables acting as fast as answered",
-                              base_url, busy, 0.0, args.duration, args.connections):
-                print(line, flush=True)
+            title = f"highest rate: {len(busy)} tables acting as fast as answered"
+            print_lines(phase(title, base_url, busy, 0.0, args.duration, args.connections))
         print(reader.stop(), flush=True)
-    for line in records_check(tablets):
+    print_lines(records_check(tablets))
+
+
+def print_lines(lines: list[str]) -> None:
+    for line in lines:
         print(line, flush=True)
 
 
@@ -515,6 +524,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--tables", type=int, default=800)
     parser.add_argument("--interval", type=float, default=3.0, help="seconds between one table's actions")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of each phase")
+    parser.add_argument("--sweep", type=lambda text: [int(n) for n in text.split(",")],
+                        help="dealer's-pace phases with the first N tables each, e.g. 100,200,800")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of play not counted, first")
     parser.add_argument("--max-tablets", type=int, default=48,
                         help="tables in the highest-rate phase (0: none)")
     parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")

@@ -29,6 +29,13 @@ class IdleSessionMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         session = getattr(request, "session", None)
-        if session is not None and not is_background_poll(request) and not session.is_empty():
+        if session is not None and not is_background_poll(request) and holds_data(session):
             session.modified = True
         return response
+
+
+def holds_data(session) -> bool:
+    """Whether there is a session to keep alive. Not `is_empty()`: that is False for any session
+    cookie sent, even one naming no session, and saving it would store a new, empty session on every
+    such request, refused ones included."""
+    return bool(session.keys())

@@ -15,7 +15,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from ledger.models import Account, Posting, Transaction
 from tables.api.permissions import ReadsTheLedger
-from tables.api.serializers import DetailSerializer
+from tables.api.serializers import MAX_BIGINT, DetailSerializer
 from tables.selectors import sees_every_table, tables_visible_to
 
 PAGE_SIZE = 100  # a gaming day at a busy table is a few hundred transactions: a handful of pages
@@ -71,15 +71,19 @@ class AccountSerializer(serializers.ModelSerializer):
         fields = ["id", "code", "kind", "label", "casino", "table", "ref", "floor", "balance"]
 
 
+# An id filter: positive, and no larger than the database holds (a larger one would be a 500).
+AN_ID = {"required": False, "min_value": 1, "max_value": MAX_BIGINT}
+
+
 class TransactionFilter(serializers.Serializer):
-    table = serializers.IntegerField(required=False, help_text="Only this table's transactions.")
-    hand = serializers.IntegerField(required=False, help_text="Only what this hand caused.")
+    table = serializers.IntegerField(**AN_ID, help_text="Only this table's transactions.")
+    hand = serializers.IntegerField(**AN_ID, help_text="Only what this hand caused.")
     kind = serializers.ChoiceField(choices=Transaction.Kind.choices, required=False)
 
 
 class AccountFilter(serializers.Serializer):
-    table = serializers.IntegerField(required=False, help_text="Only this table's accounts.")
-    hand = serializers.IntegerField(required=False, help_text="Only this hand's wager and pot accounts.")
+    table = serializers.IntegerField(**AN_ID, help_text="Only this table's accounts.")
+    hand = serializers.IntegerField(**AN_ID, help_text="Only this hand's wager and pot accounts.")
     kind = serializers.ChoiceField(choices=Account.Kind.choices, required=False)
 
 

@@ -15,18 +15,23 @@ from tables.models import ApprovalRequest, Game, Hand, SeatSession, Shoe, Table
 from tables.services.shoes import DEFAULT_BURN, MAX_BURN
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
+# The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
+# would overflow the query (a 500), so it is refused (400) like any malformed value.
+MAX_BIGINT = 2**63 - 1
 
 # Requests
 
 
 class SeatOpenSerializer(serializers.Serializer):
     seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
-    buy_in = serializers.IntegerField(min_value=1, help_text="Chips given, in units.")
+    buy_in = serializers.IntegerField(min_value=1, max_value=MAX_BIGINT, help_text="Chips given, in units.")
     player_name = serializers.CharField(max_length=100, allow_blank=True, default="")
 
 
 class BuyInSerializer(serializers.Serializer):
-    amount = serializers.IntegerField(min_value=1, help_text="More chips for the seated player, in units.")
+    amount = serializers.IntegerField(
+        min_value=1, max_value=MAX_BIGINT, help_text="More chips for the seated player, in units."
+    )
 
 
 class ShoeStartSerializer(serializers.Serializer):
@@ -109,6 +114,12 @@ class DecisionSerializer(ExpectedSeqSerializer):
 
 class VoidRequestSerializer(ExpectedSeqSerializer):
     reason = serializers.CharField(max_length=500, help_text="What went wrong (a misdeal, ...).")
+
+
+class ApprovalFilter(serializers.Serializer):
+    table = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_BIGINT, help_text="Only this table's requests."
+    )
 
 
 class ApprovalDecisionSerializer(serializers.Serializer):

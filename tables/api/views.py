@@ -47,7 +47,7 @@ DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
 CHANGE_HEADERS = [
     OpenApiParameter(
         "Idempotency-Key",
-        str,
+        {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
         OpenApiParameter.HEADER,
         required=True,
         description=f"1 to {MAX_KEY_LENGTH} characters, new for every change (a UUID); send the same "
@@ -56,7 +56,7 @@ CHANGE_HEADERS = [
     ),
     OpenApiParameter(
         "X-Device",
-        str,
+        {"type": "string", "maxLength": DEVICE_MAX_LENGTH},
         OpenApiParameter.HEADER,
         description="The tablet or shoe sending the request; recorded on card events and decisions.",
     ),
@@ -370,13 +370,15 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
         pending = requests.filter(
             status=ApprovalRequest.Status.PENDING, table__in=tables_visible_to(self.request.user)
         ).order_by("requested_at", "pk")
-        table = self.request.query_params.get("table")
-        return pending.filter(table=table) if table and table.isdigit() else pending
+        wanted = s.ApprovalFilter(data=self.request.query_params)
+        wanted.is_valid(raise_exception=True)
+        table = wanted.validated_data.get("table")
+        return pending if table is None else pending.filter(table=table)
 
     @extend_schema(
         summary="Pending requests at the tables the user may see",
-        parameters=[OpenApiParameter("table", int, description="Only this table's requests.")],
-        responses={200: s.ApprovalSerializer(many=True), **READ_REFUSALS},
+        parameters=[s.ApprovalFilter],
+        responses={200: s.ApprovalSerializer(many=True), **refusals(400, 401, 403)},
     )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)

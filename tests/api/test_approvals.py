@@ -34,6 +34,14 @@ def test_the_pit_manager_on_shift_sees_the_pending_requests_of_his_pit(void_aske
     assert as_pete.get(f"/api/approvals/{void_asked['id']}/").json() == void_asked
 
 
+@pytest.mark.parametrize("table", ["²", "99999999999999999999999", "first"])  # "²".isdigit() is True
+def test_a_malformed_table_filter_is_refused_not_a_server_error(void_asked, as_pete, table):
+    response = as_pete.get("/api/approvals/", {"table": table})
+
+    assert response.status_code == 400
+    assert list(response.json()) == ["table"]
+
+
 def test_a_dealer_at_another_table_sees_nothing_pending_there(void_asked, as_olga):
     assert as_olga.get("/api/approvals/").json() == []
     assert as_olga.get(f"/api/approvals/{void_asked['id']}/").status_code == 403

@@ -4,6 +4,7 @@ The tablet's session, by contrast, must carry the CSRF token with every change."
 from io import StringIO
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -156,3 +157,14 @@ def test_a_tablet_session_must_send_the_csrf_token_with_a_change(floor, dana, ro
         HTTP_X_CSRFTOKEN=tablet.cookies["csrftoken"].value,
     )
     assert accepted.status_code == 201
+
+
+def test_a_session_cookie_naming_no_session_stores_no_session(shoe_device, rocket, open_hand):
+    shoe_device.cookies["sessionid"] = "l&aeQ`X-E<rDsB"  # what the fuzzer sent: a made-up or stale cookie
+    sessions = Session.objects.count()  # dana's, signed in to open the hand
+
+    refused = read_card(shoe_device, rocket, 99)
+    read = shoe_device.get(f"/api/tables/{rocket.pk}/")
+
+    assert (refused.status_code, read.status_code) == (400, 200)
+    assert Session.objects.count() == sessions

@@ -81,6 +81,21 @@ def test_a_malformed_filter_names_the_field(played, as_pete):
     assert set(response.json()) == {"hand", "kind"}
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/ledger/transactions/?table=-670122341378992470726246795086659584",  # found by the fuzzer
+        f"/api/ledger/transactions/?hand={2**63}",
+        f"/api/ledger/accounts/?table={2**63}",
+    ],
+)
+def test_an_id_beyond_64_bits_in_a_filter_is_refused_not_a_server_error(played, as_pete, url):
+    response = as_pete.get(url)
+
+    assert response.status_code == 400
+    assert len(response.json()) == 1
+
+
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
 @pytest.mark.parametrize("who", ["as_pete", "as_ada"])
 def test_the_ledger_cannot_be_written_through_the_api(played, request, who, method):

@@ -54,6 +54,17 @@ def test_a_malformed_seat_names_the_fields_and_writes_nothing(as_dana, rocket):
     assert records() == before
 
 
+def test_a_buy_in_beyond_64_bits_is_refused_not_a_server_error(ann, as_dana, rocket):
+    before = records()
+
+    seated = as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 2**63})
+    more = as_dana.change(f"/api/seat-sessions/{ann.json()['id']}/buy-in/", {"amount": 10**30})
+
+    assert (seated.status_code, list(seated.json())) == (400, ["buy_in"])
+    assert (more.status_code, list(more.json())) == (400, ["amount"])
+    assert records() == before
+
+
 def test_a_change_without_an_idempotency_key_is_refused(as_dana, rocket):
     before = records()
 

@@ -1,6 +1,6 @@
 """Benchmark the ledger: transactions per second through `ledger_post`, against bulk inserts of the same rows.
 
-    python benchmarks/ledger.py [--transactions 20000] [--server postgres://postgres@127.0.0.1:5432]
+    python benchmarks/ledger.py [--transactions 20000] [--server URL]
                                 [--tables 4] [--keep]
 
 It creates `ledger_bench_<pid>`, migrates it and opens `--tables` Rocket tables (a tray filled from
@@ -43,15 +43,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # first, so `import ledger` is the app and not this file
+# First, so that `import ledger` is the app and not this file.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, machine, setup_django
 
 SEED = "ledger-benchmark"
 SEATS = 6
@@ -64,56 +65,13 @@ WARMUP_HANDS = 10
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--transactions", type=int, default=20_000)
-    parser.add_argument(
-        "--server", default=os.environ.get("BENCH_SERVER", "postgres://postgres@127.0.0.1:5432")
-    )
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--keep", action="store_true", help="keep the databases")
     return parser.parse_args()
 
 
 # -- the database ------------------------------------------------------------------------------------
-
-
-def admin_sql(server: str, sql: str) -> list[tuple]:
-    import psycopg
-
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-        cursor = conn.execute(sql)
-        return cursor.fetchall() if cursor.description else []
-
-
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-
-
-def machine(server: str) -> str:
-    import psycopg
-
-    model = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-         if line.startswith("model name")),
-        platform.processor() or "unknown CPU",
-    )
-    settings = admin_sql(
-        server,
-        "SELECT current_setting('server_version'), current_setting('synchronous_commit'), "
-        "current_setting('fsync'), current_setting('shared_buffers')",
-    )[0]
-    return (
-        f"machine: {os.cpu_count()} CPUs, {model}; PostgreSQL {settings[0]} "
-        f"(synchronous_commit={settings[1]}, fsync={settings[2]}, shared_buffers={settings[3]}); "
-        f"Python {platform.python_version()}; "
-        f"psycopg {psycopg.__version__} (libpq {psycopg.pq.version()}, pipeline "
-        f"{'on' if psycopg.Pipeline.is_supported() else 'off'})"
-    )
 
 
 # -- the floor and the hands -------------------------------------------------------------------------
@@ -380,7 +338,7 @@ def measure(args, name: str, clones: dict[str, str]) -> None:
     for label, mode, write in (("COPY FROM STDIN, one transaction", "copy", copy_rows),
                                ("executemany INSERT, one transaction", "insert", insert_rows)):
         admin_sql(args.server, "CHECKPOINT")
-        results.append((label, timed_bulk(f"{args.server}/{clones[mode]}", write, rows)))
+        results.append((label, timed_bulk(database_url(args.server, clones[mode]), write, rows)))
     report(results, len(ids), len(rows[0].values), per_post)
 
 
@@ -405,7 +363,7 @@ def main() -> None:
     print(machine(args.server))
     admin_sql(args.server, f"CREATE DATABASE {name}")
     try:
-        setup_django(f"{args.server}/{name}")
+        setup_django(database_url(args.server, name))
         measure(args, name, clones)
     finally:
         if "django" in sys.modules:

@@ -3,7 +3,7 @@ gunicorn on PostgreSQL.
 
     python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--sweep 100,200,800]
                               [--max-tablets 48] [--games rocket,blackstone,starboard,pairs]
-                              [--workers 3] [--threads 8] [--pg-host /var/run/postgresql] [--keep]
+                              [--workers 3] [--threads 8] [--server URL] [--keep]
 
 It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
 seated players, a system-shuffled shoe, a device account on shift with an API token) through the
@@ -21,7 +21,7 @@ Each phase prints actions per second and p50/p95/p99 latency per endpoint. Throu
 checks every second that the ledger's postings sum to zero. Afterwards every chain is verified
 (`ledger_verify`), every settled hand is replayed against what the ledger paid, and every
 acknowledged action's idempotency key is looked up in the records. The database is dropped at
-the end unless --keep. PostgreSQL is reached over its Unix socket unless `--pg-host` names a host.
+the end unless --keep. PostgreSQL: see benchmarks/common.py.
 
 The tablets (`Tablet`) and `serve` are also what the fault tests drive (tests/faults/).
 """
@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import platform
 import random
 import sqlite3
 import subprocess
@@ -47,8 +46,11 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, machine, setup_django
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 PLAYERS = (1, 2, 3)
 BUY_IN = 1_000_000  # units: no player runs out during a run
@@ -258,46 +260,21 @@ def figures(title: str, answers: list[Answer], wall: float) -> list[str]:
 # The floor: database, tables, server
 
 
-def database_url(host: str, user: str, name: str) -> str:
-    """A Unix socket directory (the default: on one machine it is what the app would use, and
-    each round trip costs a fraction of TCP's) or a host name."""
-    if host.startswith("/"):
-        return f"postgres://{user}@/{name}?host={host}"
-    return f"postgres://{user}@{host}:5432/{name}"
-
-
-def database_admin(host: str, user: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(host=host, user=user, dbname="postgres", autocommit=True) as connection:
-        connection.execute(sql)
-
-
-def django_setup(database_url: str) -> None:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.load_site"
-    import django
-
-    django.setup()
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
-
-
 def floor_create(count: int, games: list[str]) -> list[Tablet]:
     """`count` open tables (games in turn), each with its dealer device on shift; their tablets."""
-    from django.core.management import call_command
     from django.db import connection
 
     from benchmarks.load_urls import FLOOR_TABLE
 
-    call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
         cursor.execute(f"CREATE TABLE IF NOT EXISTS {FLOOR_TABLE} (id bigserial PRIMARY KEY, "
                        "device text NOT NULL, at timestamptz NOT NULL DEFAULT now())")
-    pete = _pit_manager()
-    return [_table_open(number, games[number % len(games)], pete) for number in range(count)]
+    pete = pit_manager_create()
+    return [table_open(number, games[number % len(games)], pete) for number in range(count)]
 
 
-def _pit_manager():
+def pit_manager_create():
+    """The load pit, its casino, and a pit manager on shift in it who opens the tables."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -312,7 +289,7 @@ def _pit_manager():
     return pete
 
 
-def _table_open(number: int, game: str, pete) -> Tablet:
+def table_open(number: int, game: str, pete) -> Tablet:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
     from rest_framework.authtoken.models import Token
@@ -446,18 +423,6 @@ def records_check(tablets: list[Tablet]) -> list[str]:
     return [summary, *problems]
 
 
-def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor())
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW server_version")
-        postgres = cursor.fetchone()[0]
-    return (f"machine: {os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
-            f"PostgreSQL {postgres}; load generator, gunicorn and PostgreSQL all on this machine")
-
-
 # The run
 
 
@@ -477,21 +442,23 @@ def phase(title: str, base_url: str, tablets: list[Tablet], interval: float, sec
 def main() -> None:
     args = arguments()
     name = f"load_bench_{os.getpid()}"
-    database_admin(args.pg_host, args.pg_user, f'CREATE DATABASE "{name}"')
-    url = database_url(args.pg_host, args.pg_user, name)
+    admin_sql(args.server, f'CREATE DATABASE "{name}"')
+    url = database_url(args.server, name)
     try:
-        django_setup(url)
-        print(machine(), flush=True)
+        print(f"{machine(args.server)}; the load generator, gunicorn and PostgreSQL all on it", flush=True)
+        setup_django(url, settings="benchmarks.load_site")
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         started = time.monotonic()
         tablets = floor_create(args.tables, args.games.split(","))
         print(f"opened {len(tablets)} tables in {time.monotonic() - started:.0f} s", flush=True)
         run(args, url, tablets)
     finally:
-        if not args.keep:
+        if "django" in sys.modules:
             from django.db import connections
 
             connections.close_all()
-            database_admin(args.pg_host, args.pg_user, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not args.keep:
+            admin_sql(args.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def run(args, database_url: str, tablets: list[Tablet]) -> None:
@@ -533,8 +500,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
     parser.add_argument("--connections", type=int, default=64, help="the load generator's open connections")
-    parser.add_argument("--pg-host", default="/var/run/postgresql", help="a socket directory or a host")
-    parser.add_argument("--pg-user", default="postgres")
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--log", default="/tmp/load-gunicorn.log", help="gunicorn's output")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")

@@ -1,6 +1,6 @@
 """Benchmark the reports on 100,000 and 1,000,000 hands in a throwaway PostgreSQL database.
 
-    python benchmarks/reports.py [--hands 100000,1000000] [--server postgres://postgres@127.0.0.1:5432]
+    python benchmarks/reports.py [--hands 100000,1000000] [--server URL]
                                  [--tables 20] [--days 120] [--keep]
 
 For each size it creates `reports_bench_<pid>_<hands>`, migrates it, seeds it with bulk COPY straight
@@ -32,8 +32,9 @@ import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, setup_django
 
 SEED = "reports-benchmark"
 SEATS_MAX = 6
@@ -46,9 +47,7 @@ BUY_IN = 5000  # each seat buys in once per table and day: the drop
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", default="100000,1000000")
-    parser.add_argument(
-        "--server", default=os.environ.get("BENCH_SERVER", "postgres://postgres@127.0.0.1:5432")
-    )
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--days", type=int, default=120)
     parser.add_argument("--keep", action="store_true", help="keep the seeded databases")
@@ -57,24 +56,6 @@ def parse() -> argparse.Namespace:
 
 
 # -- the database ------------------------------------------------------------------------------------
-
-
-def admin_sql(server: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-        conn.execute(sql)
-
-
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casino.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 # -- dealing -------------------------------------------------------------------------------------------
@@ -608,7 +589,7 @@ def main() -> None:
     args = parse()
     sizes = [int(n) for n in args.hands.split(",")]
     if args.database:
-        setup_django(f"{args.server}/{args.database}")
+        setup_django(database_url(args.server, args.database))
         from tables.models import Hand
 
         measure(Hand.objects.count(), args)
@@ -618,7 +599,7 @@ def main() -> None:
         admin_sql(args.server, f"CREATE DATABASE {name}")
         try:
             if "django" not in sys.modules:
-                setup_django(f"{args.server}/{name}")
+                setup_django(database_url(args.server, name))
             else:
                 switch_database(name)
             measure(hands, args)

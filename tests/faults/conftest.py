@@ -20,7 +20,16 @@ import pytest
 from django.contrib.auth.models import Group
 from django.db import connection
 
-from benchmarks.load import Answer, BalanceReader, Tablet, _pit_manager, _table_open, client_for, send, serve
+from benchmarks.load import (
+    Answer,
+    BalanceReader,
+    Tablet,
+    client_for,
+    pit_manager_create,
+    send,
+    serve,
+    table_open,
+)
 from casino.roles import ROLES, grant_role_permissions
 from ledger.audit import ledger_verify
 from tables.models import CardEvent, Decision, Hand, IdempotentRequest, Receiver, Shoe
@@ -97,10 +106,10 @@ def floor(transactional_db):
     for role in ROLES:  # a transactional test before this one flushed the groups the migration made
         Group.objects.get_or_create(name=role)
     grant_role_permissions()
-    pete = _pit_manager()
+    pete = pit_manager_create()
 
     def tablets(games: list[str]) -> list[Tablet]:
-        return [_table_open(number, game, pete) for number, game in enumerate(games)]
+        return [table_open(number, game, pete) for number, game in enumerate(games)]
 
     return tablets
 

@@ -119,6 +119,8 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     )
     _check_decider(request, by, approve, reason)
     hand = Hand.objects.select_for_update().get(pk=request.hand_id) if request.hand_id else None
+    if approve and hand is not None:
+        _check_nothing_else_pending(request, hand)
     if approve:
         _carry_out(request, hand, by, secret, device)
     elif request.kind == ApprovalRequest.Kind.PAYOUT:
@@ -152,6 +154,19 @@ def _check_decider(request: ApprovalRequest, by, approve: bool, reason: str) -> 
         raise NotAllowed("Only a pit manager on shift in this table's pit may decide this request.")
     if not approve and not reason.strip():
         raise DomainError("Say why: a rejection needs a reason.")
+
+
+def _check_nothing_else_pending(request: ApprovalRequest, hand: Hand) -> None:
+    """A hand waiting for both its payout and a void gets one of them rejected before the other is
+    approved; otherwise the second decision acts on a hand that has moved on: rejecting the payout of
+    a voided hand put it back in play, and voiding a paid hand reversed chips its players may have
+    cashed out since."""
+    other = hand.approvals.filter(status=ApprovalRequest.Status.PENDING).exclude(pk=request.pk).first()
+    if other is not None:
+        raise DomainError(
+            f"Hand {hand.number} also has a {other.get_kind_display().lower()} request pending: "
+            "reject one of them before approving the other."
+        )
 
 
 def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, device: str) -> None:

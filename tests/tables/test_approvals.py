@@ -147,3 +147,25 @@ def test_starting_a_shift_ends_the_one_before(rocket, blackstone, dana, pete):
     first.refresh_from_db()
     assert first.ended_at is not None
     assert list(tables_visible_to(dana)) == [blackstone]
+
+
+def test_a_hand_waiting_for_its_payout_and_a_void_has_one_rejected_before_the_other_is_approved(
+    big_payout, dana, pete
+):
+    # Found while building the stateful test: the payout waits, the dealer asks for a void, the pit
+    # approves the void and then rejects the payout, and the voided hand was back in progress with
+    # nothing on the layout (or, approving the payout first, the void reversed a paid hand).
+    player, hand = big_payout
+    void = hand_void_request(hand=hand, by=dana, reason="Misdeal.", expected_seq=hand.seq, key=key())
+    payout = ApprovalRequest.objects.get(hand=hand, kind="payout")
+
+    with pytest.raises(DomainError, match="also has a large payout request pending"):
+        decide(void, pete)
+    with pytest.raises(DomainError, match=r"also has a void \(misdeal\) request pending"):
+        decide(payout, pete)
+
+    decide(payout, pete, approve=False, reason="The hand is being voided.")
+    decide(void, pete)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.VOIDED and chips(player) == 500
+    assert not Transaction.objects.filter(hand_id=hand.pk, kind="settlement").exists()

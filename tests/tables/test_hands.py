@@ -194,3 +194,22 @@ def test_the_tray_cannot_pay_chips_it_does_not_hold(pit, pete, dana):
     with pytest.raises(DomainError, match="fill"):
         settle(hand, dana)
     assert written() == before
+
+
+def test_a_shoe_is_not_retired_while_a_hand_dealt_from_it_is_open(rocket, dana, pete):
+    # Found by the stateful test: start a hand, retire its shoe, and the hand went on dealing from
+    # a retired shoe (a retired system shoe shows its order and salt to anyone).
+    from tables.models import Shoe
+    from tables.services import ShoeError, shoe_retire
+
+    shoe = rocket.shoes.get()
+    seat(rocket, 1, 200, dana)
+    hand = card(hand_start(table=rocket, bets={1: 10}, by=dana, key=key()), 5, dana)
+
+    with pytest.raises(ShoeError, match="hand is in progress"):
+        shoe_retire(shoe=shoe, by=pete, key=key())
+    shoe.refresh_from_db()
+    assert shoe.state == Shoe.State.IN_PLAY
+
+    settle(play(hand, [9, 4, 9], [("hit",)], dana), dana)
+    assert shoe_retire(shoe=shoe, by=pete, key=key()).state == Shoe.State.RETIRED

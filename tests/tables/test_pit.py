@@ -216,3 +216,27 @@ def test_a_name_that_keeps_failing_to_sign_is_locked_out_like_a_sign_in(on_shift
     with pytest.raises(NotAllowed, match="Too many"):
         fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
     assert not ApprovalRequest.objects.exists()
+
+
+def test_a_bet_of_a_hand_in_play_is_voided_with_its_hand_not_corrected(on_shift, dana, pete):
+    # Found with the stateful test: a correction reversed the bet of a hand in play; the hand could
+    # then neither settle (its wager short) nor be voided (its bet reversed already), and the table
+    # could start no other hand.
+    from tables.models import Hand
+    from tables.services import correction_request, hand_start, hand_void_request
+
+    from .conftest import seat
+
+    seat(on_shift, 1, 300, dana)
+    hand = hand_start(table=on_shift, bets={1: 50}, by=dana, key=key())
+    bet = Transaction.objects.get(hand_id=hand.pk, kind="bet")
+
+    with pytest.raises(DomainError, match="hand still in play"):
+        correction_request(transaction=bet, by=dana, reason="Keyed 50, the player bet 10.", key=key())
+    assert not ApprovalRequest.objects.exists()
+
+    void = hand_void_request(hand=hand, by=dana, reason="Bet keyed wrong.", expected_seq=0, key=key())
+    approval_decide(request=void, by=pete, approve=True, key=key())
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.VOIDED
+    hand_start(table=on_shift, bets={1: 10}, by=dana, key=key())

@@ -89,7 +89,9 @@ def _correction_request(transaction_id, by, reason: str) -> dict:
         raise DomainError("That transaction is a reversal or has been reversed already.")
     if original.hand_id and Hand.objects.filter(pk=original.hand_id, status__in=Hand.OPEN).exists():
         # Reversing a bet under a hand in play left the hand unable to settle or be voided.
-        raise DomainError("That transaction belongs to a hand still in play: ask the pit to void the hand instead.")
+        raise DomainError(
+            "That transaction belongs to a hand still in play: ask the pit to void the hand instead."
+        )
     request = ApprovalRequest.objects.create(
         kind=ApprovalRequest.Kind.CORRECTION,
         table=original.table,

@@ -13,12 +13,10 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from urllib.parse import quote
 
 import httpx
 import pytest
 from django.contrib.auth.models import Group
-from django.db import connection
 
 from benchmarks.load import (
     Answer,
@@ -33,19 +31,11 @@ from benchmarks.load import (
 from casino.roles import ROLES, grant_role_permissions
 from ledger.audit import ledger_verify
 from tables.models import CardEvent, Decision, Hand, IdempotentRequest, Receiver, Shoe
+from tests.database import shared_database_url
 
 WORKERS, THREADS = 2, 4  # the machine has 2 cores, shared
 logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request in a failure's output
 RETRY_PAUSE = 0.2  # seconds a tablet waits before sending a request that failed again
-
-
-def served_database_url() -> str:
-    """The test database, as gunicorn and the balance reader must reach it."""
-    s = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{s['NAME']}"
-    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s.get("PASSWORD") else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 def free_port() -> int:
@@ -66,7 +56,7 @@ class Web:
 
     def start(self) -> None:
         self.server = self._serving.enter_context(
-            serve(served_database_url(), self.port, WORKERS, THREADS, self.log))
+            serve(shared_database_url(), self.port, WORKERS, THREADS, self.log))
         self.started.append(self.server)
 
     def kill(self) -> None:
@@ -117,7 +107,7 @@ def floor(transactional_db):
 @pytest.fixture
 def balance_reader(transactional_db):
     """Reads the postings' sum every second, in connections of its own, until the test ends."""
-    reader = BalanceReader(served_database_url())
+    reader = BalanceReader(shared_database_url())
     reader.start()
     try:
         yield reader

@@ -13,6 +13,7 @@ from django.db import connection
 
 from benchmarks.load import records_check
 from tables.models import CardEvent, Hand, IdempotentRequest
+from tests.database import shared_database_url
 
 from .conftest import (
     Player,
@@ -22,7 +23,6 @@ from .conftest import (
     hands_out_of_step,
     marks,
     send_once,
-    served_database_url,
     summary,
     wait_until,
 )
@@ -39,7 +39,7 @@ HELD = """SELECT DISTINCT relation::regclass::text FROM pg_locks
 @contextlib.contextmanager
 def watching():
     """Reads pg_stat_activity afresh each time (autocommit: a transaction would keep one snapshot)."""
-    with psycopg.connect(served_database_url(), autocommit=True) as watcher:
+    with psycopg.connect(shared_database_url(), autocommit=True) as watcher:
         yield lambda sql, params=(): (watcher.execute(sql, params).fetchone() or [None])[0]
 
 
@@ -65,7 +65,7 @@ def test_a_card_killed_mid_transaction_leaves_nothing_and_its_retry_applies_once
     hand_id = tablet.hand["hand"]
     before = hand_state(hand_id)
 
-    with psycopg.connect(served_database_url()) as locker, watching() as watch:
+    with psycopg.connect(shared_database_url()) as locker, watching() as watch:
         # A card claims its key and locks the hand, then waits for its table's chain to append to.
         locker.execute("SELECT id FROM ledger_chain WHERE name = %s FOR UPDATE", [f"table:{tablet.table}"])
         lost = threading.Thread(target=send_once, args=(web.url, tablet))

@@ -6,31 +6,21 @@ import subprocess
 import sys
 import time
 import uuid
-from urllib.parse import quote
 
 import pytest
 from celery import Celery
-from django.db import connection
 
 from reports.models import Report
 from reports.periods import today
 from reports.services import report_params
 from reports.services.runs import report_key
 from tests.casino.test_worker import ROOT, redis_url
+from tests.database import shared_database_url
 
 from .conftest import rocket_hands, seated
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 REPORT_SECONDS = 120  # a cold worker imports Django first; the report itself takes a second
-
-
-def worker_database_url() -> str:
-    """The database this test runs on, as the worker must reach it."""
-    s = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{s['NAME']}"
-    auth = quote(s["USER"] or "") + (f":{quote(s['PASSWORD'])}" if s.get("PASSWORD") else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
 @pytest.fixture
@@ -40,7 +30,7 @@ def worker():
         **os.environ,
         "CELERY_BROKER_URL": url,
         "CELERY_RESULT_BACKEND": url,
-        "DATABASE_URL": worker_database_url(),
+        "DATABASE_URL": shared_database_url(),
         "REPORTS_EDGE_HANDS": "2000",
         "REPORTS_VARIANCE_HANDS": "10000",
     }

@@ -41,9 +41,9 @@ from reports.periods import today
 from reports.services import report_params
 from reports.services.runs import report_key
 from tests.casino.test_worker import ROOT, redis_url
+from tests.database import shared_database_url
 
 from .conftest import rocket_hands, seated
-from .test_worker import worker_database_url
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 60  # a cold worker imports Django first; the report itself takes seconds
@@ -80,7 +80,7 @@ class Workers:
             **os.environ,
             "CELERY_BROKER_URL": self.url,
             "CELERY_RESULT_BACKEND": self.url,
-            "DATABASE_URL": worker_database_url(),
+            "DATABASE_URL": shared_database_url(),
             "REPORTS_EDGE_HANDS": "2000",  # the edge's simulation then takes a few seconds
             "REPORTS_VARIANCE_HANDS": "10000",
             **extra,
@@ -154,7 +154,7 @@ def state(report: Report) -> tuple[str, int]:
 def held_mid_run(report: Report, send: Callable[[], str]):
     """Send the report's task; give its id once its run has started and cannot finish; let it go on."""
     if connection.vendor == "postgresql":
-        with psycopg.connect(worker_database_url()) as lock:
+        with psycopg.connect(shared_database_url()) as lock:
             lock.execute("LOCK TABLE tables_hand IN ACCESS EXCLUSIVE MODE")
             task = send()
             wait_for(lambda: state(report)[0] == "running" and waiting_on_hands(), "the report to wait")

@@ -86,6 +86,20 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     return account
 
 
+AccountKey = tuple[str, int | None]  # (kind, ref) of a table's account
+
+
+def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey, Account]:
+    """The table's accounts for these (kind, ref) pairs, read in one query; one not there yet is
+    created as `account_get` creates it."""
+    codes = {account_code(kind=kind, table=table, ref=ref): (kind, ref) for kind, ref in keys}
+    found = {account.code: account for account in Account.objects.filter(code__in=codes)}
+    return {
+        (kind, ref): found.get(code) or account_get(kind=kind, table=table, ref=ref)
+        for code, (kind, ref) in codes.items()
+    }
+
+
 def account_balance(account: Account) -> int:
     """The account's balance derived from its postings (not the cached `balance`)."""
     return Posting.objects.filter(account=account).aggregate(total=Coalesce(Sum("amount"), 0))["total"]

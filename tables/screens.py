@@ -1,12 +1,13 @@
 """What a dealer's tablet shows: a hand (or a table) as plain JSON-able values.
 
 Read-only. `hand_screen` rebuilds the hand's rules engine from its records, the
-same replay `engine_for` runs, but reads each kind of record once (the hand with
-its table and shoe, its cards, its decisions, its seat sessions, the players'
-accounts, its approval requests), so a screen costs a fixed handful of queries
-whatever the hand's length. Nothing here writes: ledger accounts that do not
-exist yet read as zero instead of being created. The REST API's hand detail
-returns the same dict.
+same replay `engine_for` runs, but reads each kind of record once (its cards,
+its decisions, its approval requests, its seat sessions, the players'
+accounts), so a screen costs a fixed handful of queries whatever the hand's
+length; the answer to a hand's step reads only the last two, the step having
+read and written the rest (`hand_records`). Nothing here writes: ledger
+accounts that do not exist yet read as zero instead of being created. The REST
+API's hand detail returns the same dict.
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ from typing import Any
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
-from tables.games.base import Game as EngineGame
 from tables.games.cards import DECK_SIZE
-from tables.models import ApprovalRequest, CardEvent, Decision, Game, Hand, Receiver, SeatSession, Shoe, Table
-from tables.services.engine import UNSEEN_BY_RULES, feed, start_engine
+from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, SeatSession, Shoe, Table
+from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
@@ -28,12 +28,11 @@ DEFAULT_ANTE = {Game.BLACKSTONE: 5, Game.STARBOARD: 1}  # as hand_start charges 
 
 
 def hand_screen(hand: Hand) -> dict[str, Any]:
-    """Everything the tablet shows for `hand`, as the database holds it now."""
-    hand = Hand.objects.select_related("table", "shoe").get(pk=hand.pk)
-    cards = list(CardEvent.objects.filter(hand=hand).order_by("seq"))
-    decisions = list(Decision.objects.filter(hand=hand).order_by("seq"))
-    approvals = list(hand.approvals.order_by("requested_at", "pk"))
-    game = _replay(hand, cards, decisions)
+    """Everything the tablet shows for `hand` (read with its table and shoe), as the database
+    holds it now, or as the service's step that returned it left it."""
+    hand_records(hand)
+    cards, approvals = hand.card_list, hand.approval_list
+    game = replay(hand, cards, hand.decision_list)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}
@@ -104,12 +103,7 @@ def _shoe_note(table: Table, shoe: Shoe | None) -> str:
     return ""
 
 
-# Records in, engine out
-
-
-def _replay(hand: Hand, cards: list[CardEvent], decisions: list[Decision]) -> EngineGame:
-    seen = [card for card in cards if card.receiver not in UNSEEN_BY_RULES]
-    return feed(start_engine(hand), sorted([*seen, *decisions], key=lambda event: event.seq))
+# Records in
 
 
 def _chips(table: Table, sessions: dict[int, int]) -> dict[int, int]:
@@ -345,12 +339,3 @@ def _approval(request: ApprovalRequest) -> dict[str, Any]:
         "reason": request.reason,
         "decision_reason": request.decision_reason,
     }
-
-
-def plain(value: Any) -> Any:
-    """JSON-able: tuples become lists, mapping keys strings."""
-    if isinstance(value, dict):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    return value

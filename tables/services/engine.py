@@ -6,11 +6,13 @@ decisions in sequence order: the same replay an auditor runs.
 
 from collections.abc import Iterable
 
+from django.db.models import Prefetch, prefetch_related_objects
+
 from tables.games import Action, Move, new_game
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
 from tables.games.cards import Shoe as EngineShoe
-from tables.models import CardEvent, Decision, Hand, Receiver
+from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Receiver
 
 # Cards the rules never see: burns, and cards counted off but not revealed.
 UNSEEN_BY_RULES = (Receiver.BURN, Receiver.DISCARD)
@@ -19,6 +21,15 @@ UNSEEN_BY_RULES = (Receiver.BURN, Receiver.DISCARD)
 def seat_keyed(mapping: dict) -> dict:
     """JSON turns seat numbers into strings; the engine wants ints back."""
     return {int(seat): value for seat, value in mapping.items()}
+
+
+def plain(value):
+    """JSON-able as the database gives it back: tuples become lists, mapping keys strings."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
 
 
 def engine_state(hand: Hand) -> dict:
@@ -42,9 +53,35 @@ def start_engine(hand: Hand) -> Game:
     )
 
 
-def recorded_events(hand: Hand) -> list:
-    cards = CardEvent.objects.filter(hand=hand).exclude(receiver__in=UNSEEN_BY_RULES)
-    return sorted([*cards, *Decision.objects.filter(hand=hand)], key=lambda event: event.seq)
+HAND_RECORDS = (
+    Prefetch("cards", CardEvent.objects.order_by("seq"), to_attr="card_list"),
+    Prefetch("decisions", Decision.objects.order_by("seq"), to_attr="decision_list"),
+    Prefetch("approvals", ApprovalRequest.objects.order_by("requested_at", "pk"), to_attr="approval_list"),
+)
+
+
+def hand_records(hand: Hand) -> Hand:
+    """`hand` with its cards, decisions and approval requests in order (`card_list`,
+    `decision_list`, `approval_list`), each kind read once.
+
+    A hand that already holds them keeps them: a service's step sets them to what it read and
+    wrote under the hand's lock, so its answer screen reads none of them again. Like any model
+    instance, such a hand shows the hand as it was then; read it again to see later changes.
+    """
+    prefetch_related_objects([hand], *HAND_RECORDS)
+    return hand
+
+
+def hand_records_none(hand: Hand) -> Hand:
+    """A hand just created: it has no records yet."""
+    hand.card_list, hand.decision_list, hand.approval_list = [], [], []
+    return hand
+
+
+def replay(hand: Hand, cards: Iterable[CardEvent], decisions: Iterable[Decision]) -> Game:
+    """The hand's game fed with these records of it (raises IllegalAction if they do not replay)."""
+    seen = [card for card in cards if card.receiver not in UNSEEN_BY_RULES]
+    return feed(start_engine(hand), sorted([*seen, *decisions], key=lambda event: event.seq))
 
 
 def feed(game: Game, events: Iterable) -> Game:
@@ -57,8 +94,8 @@ def feed(game: Game, events: Iterable) -> Game:
 
 
 def engine_for(hand: Hand) -> Game:
-    """The hand's game as its records leave it (raises IllegalAction if they do not replay)."""
-    return feed(start_engine(hand), recorded_events(hand))
+    """The hand's game as its records in the database leave it."""
+    return replay(hand, CardEvent.objects.filter(hand=hand), Decision.objects.filter(hand=hand))
 
 
 def unrevealed_after_last_take(transcript: list) -> int:

@@ -8,6 +8,7 @@ writing, and then records the event and advances the sequence. Money moves
 only through the ledger service, in the same transaction.
 """
 
+from collections.abc import Callable
 from functools import partial
 
 from django.db.models import Max
@@ -16,7 +17,7 @@ from django.utils import timezone
 from casino.errors import Conflict, DomainError
 from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
-from ledger.services import Line, account_get, ledger_post
+from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
 from tables.games.cards import Shoe as EngineShoe
 from tables.models import (
@@ -32,9 +33,17 @@ from tables.models import (
     Table,
 )
 
-from .engine import engine_for, receiver_for, seat_keyed, unrevealed_after_last_take
+from .engine import (
+    hand_records,
+    hand_records_none,
+    plain,
+    receiver_for,
+    replay,
+    seat_keyed,
+    unrevealed_after_last_take,
+)
 from .idempotency import run_once
-from .seating import open_sessions, player_account
+from .seating import open_sessions
 from .shoes import shoe_card_rank, shoe_known_remaining, shoe_take_position, shoe_unseen
 
 
@@ -55,8 +64,7 @@ def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: 
     stakes (Pairs: their scores). Locks the table row so two starts cannot race.
     """
     request = {"op": "hand_start", "table": table.pk, "bets": {str(k): v for k, v in (bets or {}).items()}}
-    answer = run_once(key=key, request=request, by=by, work=partial(_start, table.pk, bets or {}, by))
-    return Hand.objects.get(pk=answer["hand"])
+    return _step_once(key=key, request=request, by=by, step=partial(_start, table.pk, bets or {}, by))
 
 
 def hand_record_card(
@@ -68,9 +76,9 @@ def hand_record_card(
     next card (a keyed rank must match it).
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
-    work = partial(_record_card, hand.pk, rank, by, device, expected_seq)
+    step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
     try:
-        return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+        return _step_once(key=key, request=request, by=by, step=step)
     except RankRefused as refusal:
         # Recorded after the refused step rolled back: the refusal itself must stay on file.
         Incident.objects.create(
@@ -88,24 +96,32 @@ def hand_record_card(
 def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
     """Record the decision of the seat due to act, e.g. ("hit",) or ("take", 3)."""
     request = {"op": "decide", "hand": hand.pk, "action": list(action), "expected_seq": expected_seq}
-    work = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
-    return Hand.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["hand"])
+    step = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step)
 
 
 def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
     """Post a finished hand's settlement to the ledger and close the hand."""
     request = {"op": "settle", "hand": hand.pk, "expected_seq": expected_seq}
-    answer = run_once(key=key, request=request, by=by, work=partial(_settle, hand.pk, by, expected_seq))
-    return Hand.objects.get(pk=answer["hand"])
+    return _step_once(key=key, request=request, by=by, step=partial(_settle, hand.pk, by, expected_seq))
 
 
-def _answer(hand: Hand) -> dict:
-    return {"hand": hand.pk, "seq": hand.seq, "status": hand.status}
+def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand:
+    """Run a step of a hand once under `key`: the hand as the step left it, with the records it
+    read and wrote (`hand_records`), or, on a retry, the hand read afresh."""
+    stepped: list[Hand] = []
+
+    def work() -> dict:
+        stepped.append(step())
+        return {"hand": stepped[0].pk, "seq": stepped[0].seq, "status": stepped[0].status}
+
+    answer = run_once(key=key, request=request, by=by, work=work)
+    return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])
 
 
 def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
-    """Lock the hand row and check the caller saw its latest state; a pending
-    void freezes the hand until the pit decides."""
+    """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
+    state; a pending void freezes the hand until the pit decides."""
     hand = Hand.objects.select_for_update(of=("self",)).select_related("table__pit", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
@@ -116,14 +132,17 @@ def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS
             f"Hand {hand.number} has moved on (your screen shows step {expected_seq}, it is at step "
             f"{hand.seq}). Refresh the screen."
         )
-    if hand.approvals.filter(kind=ApprovalRequest.Kind.VOID, status=ApprovalRequest.Status.PENDING).exists():
+    void, pending = ApprovalRequest.Kind.VOID, ApprovalRequest.Status.PENDING
+    if any(r.kind == void and r.status == pending for r in hand_records(hand).approval_list):
         raise HandError(f"Hand {hand.number} waits for the pit to decide a void request.")
     return hand
 
 
 def _engine(hand: Hand):
+    """The locked hand's game, replayed from its records (read once: `hand_records`)."""
+    hand_records(hand)
     try:
-        return engine_for(hand)
+        return replay(hand, hand.card_list, hand.decision_list)
     except IllegalAction as error:  # records that no longer replay: never expected
         raise HandError(f"Hand {hand.number}'s records do not replay: {error}") from error
 
@@ -131,7 +150,7 @@ def _engine(hand: Hand):
 # Starting
 
 
-def _start(table_id: int, bets: dict[int, int], by) -> dict:
+def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     table = Table.objects.select_for_update().get(pk=table_id)
     if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
@@ -163,7 +182,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> dict:
         started_by=by,
     )
     _post_commitments(hand, by)
-    return _answer(hand)
+    return hand_records_none(hand)
 
 
 def _playable_shoe(table: Table) -> Shoe:
@@ -179,23 +198,25 @@ def _playable_shoe(table: Table) -> Shoe:
 
 def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]):
     """Seats playing, the engine's stakes, and what each seat commits up front."""
+    keys = {seat: (Account.Kind.PLAYER, session.pk) for seat, session in sessions.items()}
+    accounts = accounts_get(table=table, keys=keys.values())
+    chips = {seat: accounts[key].balance for seat, key in keys.items()}
     if table.game == Game.ROCKET:
-        return _rocket_bets(table, sessions, bets)
+        return _rocket_bets(table, chips, bets)
     if bets:
         raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
     seats = sorted(sessions)
-    chips = {seat: player_account(sessions[seat]).balance for seat in seats}
     if table.game == Game.PAIRS:
         return seats, _pairs_scores(table, seats), {}
     ante = table.options.get("ante", 5 if table.game == Game.BLACKSTONE else 1)
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
 
-def _rocket_bets(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]):
+def _rocket_bets(table: Table, chips: dict[int, int], bets: dict[int, int]):
     if not bets:
         raise HandError("Take at least one bet before starting the hand.")
     for seat, bet in sorted(bets.items()):
-        if seat not in sessions:
+        if seat not in chips:
             raise HandError(f"Nobody is seated at seat {seat}.")
         if not isinstance(bet, int) or bet % 10:
             raise HandError(f"Seat {seat}: a Rocket bet must be a multiple of 10 units, not {bet}.")
@@ -203,8 +224,8 @@ def _rocket_bets(table: Table, sessions: dict[int, SeatSession], bets: dict[int,
             raise HandError(
                 f"Seat {seat}: the bet must be between {table.min_bet} and {table.max_bet} units."
             )
-        in_front = player_account(sessions[seat]).balance
-        if bet > in_front:
+        if bet > chips[seat]:
+            in_front = chips[seat]
             raise HandError(f"Seat {seat} has {in_front} units in front; a bet of {bet} is more than that.")
     seats = sorted(bets)
     return seats, {seat: bets[seat] for seat in seats}, {seat: bets[seat] for seat in seats}
@@ -255,10 +276,11 @@ def _next_number(table: Table) -> int:
 def _post_commitments(hand: Hand, by) -> None:
     """Bets (Rocket) or antes (pot games) leave the players' stacks for the layout."""
     reason = "bet" if hand.game == Game.ROCKET else "ante"
-    wager = account_get(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
+    committed = seat_keyed(hand.committed)
+    accounts = _accounts(hand, ["wager", *committed])
     lines = []
-    for seat, amount in seat_keyed(hand.committed).items():
-        lines += [Line(_seat_account(hand, seat), -amount, reason), Line(wager, amount, reason)]
+    for seat, amount in committed.items():
+        lines += [Line(accounts[seat], -amount, reason), Line(accounts["wager"], amount, reason)]
     if lines:
         ledger_post(
             lines=lines,
@@ -270,20 +292,34 @@ def _post_commitments(hand: Hand, by) -> None:
         )
 
 
-def _seat_account(hand: Hand, seat: int) -> Account:
-    return account_get(kind=Account.Kind.PLAYER, table=hand.table, ref=hand.sessions[str(seat)])
+def _accounts(hand: Hand, parties) -> dict:
+    """The accounts of these parties to the hand (a seat, "wager", "pot", "carry", "house"), read
+    together."""
+    keys = {party: _account_key(hand, party) for party in parties}
+    accounts = accounts_get(table=hand.table, keys=set(keys.values()))
+    return {party: accounts[key] for party, key in keys.items()}
+
+
+def _account_key(hand: Hand, party) -> AccountKey:
+    if isinstance(party, int):
+        return Account.Kind.PLAYER, hand.sessions[str(party)]
+    if party in ("wager", "pot"):
+        return Account.Kind(party), hand.pk
+    if party == "carry":
+        return Account.Kind.CARRY, None
+    return (Account.Kind.TRAY if hand.game == Game.ROCKET else Account.Kind.RAKE), None
 
 
 # Cards and decisions
 
 
-def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> dict:
+def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> Hand:
     hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
-    shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
+    shoe = hand.shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
     rank = shoe_card_rank(shoe, rank)
     try:
         game.shoe.check(rank)
@@ -297,7 +333,7 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     _record_unrevealed(hand, shoe, game, by, device)
     shoe.save(update_fields=["cards_out", "cut_card_out"])
     hand.save(update_fields=["seq"])
-    return _answer(hand)
+    return hand
 
 
 def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: str) -> None:
@@ -316,6 +352,7 @@ def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: s
         at=timezone.now(),
     )
     chain_append(card, chain_lock(table=hand.table))
+    hand.card_list.append(card)
 
 
 def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
@@ -329,7 +366,7 @@ def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
         )
 
 
-def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> dict:
+def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:
     hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next
@@ -352,14 +389,15 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
         key=key,
     )
     chain_append(decision, chain_lock(table=hand.table))
+    hand.decision_list.append(decision)
     hand.save(update_fields=["seq"])
-    return _answer(hand)
+    return hand
 
 
 # Settlement
 
 
-def _settle(hand_id: int, by, expected_seq: int) -> dict:
+def _settle(hand_id: int, by, expected_seq: int) -> Hand:
     hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     if not game.finished:
@@ -368,7 +406,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> dict:
         [amount for party, amount in game.settlement().deltas.items() if isinstance(party, int)] + [0]
     )
     if payout > hand.table.payout_approval_threshold:
-        ApprovalRequest.objects.create(
+        request = ApprovalRequest.objects.create(
             kind=ApprovalRequest.Kind.PAYOUT,
             table=hand.table,
             hand=hand,
@@ -376,12 +414,13 @@ def _settle(hand_id: int, by, expected_seq: int) -> dict:
             requested_by=by,
             reason=f"Hand {hand.number} pays {payout} units to one seat.",
         )
+        hand.approval_list.append(request)
         hand.seq += 1
         hand.status = Hand.Status.AWAITING_APPROVAL
         hand.save(update_fields=["seq", "status"])
     else:
         post_settlement(hand, by=by, game=game)
-    return _answer(hand)
+    return hand
 
 
 def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
@@ -401,33 +440,23 @@ def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     hand.seq += 1
     hand.status = Hand.Status.SETTLED
     hand.settled_at = timezone.now()
-    hand.settlement = _settlement_record(settlement)
+    hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
     hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:
     """The engine's entries as postings, after the up-front commitments come back."""
-    wager = account_get(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
+    committed = seat_keyed(hand.committed)
+    accounts = _accounts(hand, {"wager", *committed, *(entry.party for entry in settlement.entries)})
     back = "bet returned" if hand.game == Game.ROCKET else "ante returned"
     lines = []
-    for seat, amount in seat_keyed(hand.committed).items():
-        lines += [Line(wager, -amount, back), Line(_seat_account(hand, seat), amount, back)]
+    for seat, amount in committed.items():
+        lines += [Line(accounts["wager"], -amount, back), Line(accounts[seat], amount, back)]
     totals: dict[tuple[Account, str], int] = {}
     for entry in settlement.entries:
-        key = (_party_account(hand, entry.party), entry.reason)
+        key = (accounts[entry.party], entry.reason)
         totals[key] = totals.get(key, 0) + entry.amount
     return lines + [Line(account, amount, reason) for (account, reason), amount in totals.items() if amount]
-
-
-def _party_account(hand: Hand, party) -> Account:
-    if isinstance(party, int):
-        return _seat_account(hand, party)
-    if party == "pot":
-        return account_get(kind=Account.Kind.POT, table=hand.table, ref=hand.pk)
-    if party == "carry":
-        return account_get(kind=Account.Kind.CARRY, table=hand.table)
-    kind = Account.Kind.TRAY if hand.game == Game.ROCKET else Account.Kind.RAKE
-    return account_get(kind=kind, table=hand.table)
 
 
 def _settlement_record(settlement) -> dict:

@@ -476,18 +476,24 @@ def test_a_misdeal_asks_for_a_reason_and_files_a_void_request(client, rocket_han
 # The screen itself
 
 
+def read_afresh(hand: Hand) -> Hand:
+    return Hand.objects.select_related("table", "shoe").get(pk=hand.pk)
+
+
 def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
     rocket_hand, dana, django_assert_num_queries
 ):
-    with django_assert_num_queries(6):
-        hand_screen(rocket_hand)
+    start = read_afresh(rocket_hand)
+    with django_assert_num_queries(5):  # cards, decisions, approvals, players' names, chips
+        hand_screen(start)
     hand = rocket_hand
     for rank in (5, 6, 2, 9):
         hand = card(hand, rank, dana)
     hand = decide(hand, ("hit",), dana)
+    later = read_afresh(hand)
 
-    with django_assert_num_queries(6):
-        screen = hand_screen(hand)
+    with django_assert_num_queries(5):
+        screen = hand_screen(later)
     assert screen["next"] == {
         "kind": "card",
         "to": "seat",
@@ -497,6 +503,15 @@ def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
         "place": None,
     }
     assert [s["cards"][0]["rank"] for s in screen["seats"]] == [5, 6, 2] and screen["dealer"] == [9]
+
+
+def test_the_answer_to_a_step_reads_only_names_and_chips_again(rocket_hand, dana, django_assert_num_queries):
+    hand = card(rocket_hand, 5, dana)  # the hand as the step left it, with what it read and wrote
+
+    with django_assert_num_queries(2):
+        answer = hand_screen(hand)
+
+    assert answer == hand_screen(read_afresh(hand))
 
 
 def test_the_screen_of_a_finished_hand_is_plain_json(client, blackstone, dana):

@@ -29,8 +29,10 @@ class DealsAtTheTable(BasePermission):
         if request.method in SAFE_METHODS:
             self.message = f"{table} is not one of your tables."
             return tables_visible_to(user).filter(pk=table.pk).exists()
+        if self.may_change(user, table):
+            return True
         self.message = self.refusal(user, table)
-        return self.may_change(user, table)
+        return False
 
     def may_change(self, user, table: Table) -> bool:
         return user_can_deal(user, table)

@@ -3,6 +3,7 @@
 import pytest
 
 from casino.errors import DomainError, NotAllowed
+from casino.roles import AUDITOR
 from ledger.models import Transaction
 from tables.models import ApprovalRequest, CardEvent, Hand, Incident
 from tables.selectors import tables_visible_to, user_can_deal, user_can_supervise
@@ -138,6 +139,33 @@ def test_each_sees_the_tables_of_their_shift(rocket, blackstone, dana, olga, pet
     assert set(tables_visible_to(pete)) == set(tables_visible_to(ada)) == {rocket, blackstone}
     assert user_can_supervise(pete, rocket) and not user_can_supervise(dana, rocket)
     assert not user_can_deal(ada, rocket)
+
+
+def test_dealing_needs_the_role_now_not_only_when_the_shift_began(
+    rocket, dana, pete, django_assert_num_queries
+):
+    from django.contrib.auth.models import Group, Permission
+
+    shift_start(user=dana, table=rocket, by=pete)
+    with django_assert_num_queries(1):  # the role and the shift in one question, asked on every change
+        assert user_can_deal(dana, rocket)
+
+    dana.groups.clear()  # her role is taken away while she is on shift
+    assert not user_can_deal(dana, rocket) and not dana.has_perm("tables.deal_table")
+
+    dana.user_permissions.add(Permission.objects.get(codename="deal_table"))  # granted to her alone
+    assert user_can_deal(dana, rocket)
+
+    dana.is_active = False
+    dana.save()
+    assert not user_can_deal(dana, rocket)
+
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    assert user_can_supervise(pete, rocket)
+    pete.groups.set([Group.objects.get(name=AUDITOR)])  # supervising needs the pit manager's role
+    assert not user_can_supervise(pete, rocket)
+    pete.is_superuser = True
+    assert user_can_supervise(pete, rocket)
 
 
 def test_starting_a_shift_ends_the_one_before(rocket, blackstone, dana, pete):

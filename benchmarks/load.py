@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import logging
+import json
 import os
 import random
 import sqlite3
@@ -39,12 +39,13 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
+import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -149,31 +150,34 @@ class Tablet:
             self.needs_shoe = True
 
 
-async def send(client: httpx.AsyncClient, tablet: Tablet) -> Answer:
+NO_ANSWER = (aiohttp.ClientError, asyncio.TimeoutError)  # the connection failed or timed out
+
+
+async def send(client: aiohttp.ClientSession, tablet: Tablet) -> Answer:
     label, path, body, key = tablet.next_request()
     headers = {
         "Authorization": f"Token {tablet.token}", "Idempotency-Key": key, "X-Device": f"load-{tablet.table}"
     }
     started = time.perf_counter()
     try:
-        response = await client.post(path, json=body, headers=headers)
-    except httpx.HTTPError:
+        async with client.post(path, json=body, headers=headers) as response:
+            status, text = response.status, await response.text()
+    except NO_ANSWER:
         answer = Answer(label, key, None, time.perf_counter() - started)
     else:
-        elapsed = time.perf_counter() - started
-        answer = Answer(label, key, response.status_code, elapsed, _json(response))
+        answer = Answer(label, key, status, time.perf_counter() - started, _json(text))
     tablet.absorb(answer)
     return answer
 
 
-def _json(response: httpx.Response) -> dict | None:
+def _json(text: str) -> dict | None:
     try:
-        return response.json()
+        return json.loads(text)
     except ValueError:
         return None
 
 
-async def paced(client: httpx.AsyncClient, tablet: Tablet, start: float, interval: float,
+async def paced(client: aiohttp.ClientSession, tablet: Tablet, start: float, interval: float,
                 until: float) -> None:
     """Act once every `interval` seconds from `start` (never bunching up to catch up)."""
     due = start
@@ -183,24 +187,33 @@ async def paced(client: httpx.AsyncClient, tablet: Tablet, start: float, interva
         due = max(due + interval, time.monotonic())
 
 
-async def floor_paced(client: httpx.AsyncClient, device: int, start: float, interval: float, until: float,
-                      answers: list[Answer]) -> None:
+async def floor_paced(client: aiohttp.ClientSession, device: int, start: float, interval: float,
+                      until: float, answers: list[Answer]) -> None:
     due = start
     while due < until:
         await asyncio.sleep(max(0.0, due - time.monotonic()))
         started = time.perf_counter()
         try:
-            response = await client.post("/floor/", headers={"X-Device": f"load-{device}"})
-            status = response.status_code
-        except httpx.HTTPError:
+            async with client.post("/floor/", headers={"X-Device": f"load-{device}"}) as response:
+                status = response.status
+                await response.read()
+        except NO_ANSWER:
             status = None
         answers.append(Answer("floor (one insert)", "", status, time.perf_counter() - started))
         due = max(due + interval, time.monotonic())
 
 
-def client_for(base_url: str, connections: int) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=REQUEST_TIMEOUT)
+def client_for(base_url: str, connections: int) -> aiohttp.ClientSession:
+    """Up to `connections` kept-alive connections to the app (open it in the running event loop).
+
+    aiohttp rather than httpx: the generator shares the machine with what it measures, and here an
+    aiohttp request costs it about a fifteenth of the CPU of an httpx one (0.3 ms against 4.9 ms).
+    """
+    return aiohttp.ClientSession(
+        base_url=base_url,
+        connector=aiohttp.TCPConnector(limit=connections),
+        timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT),
+    )
 
 
 async def run_tablets(base_url: str, tablets: list[Tablet], interval: float, seconds: float,
@@ -339,8 +352,8 @@ def _wait_healthy(base_url: str, server: subprocess.Popen, seconds: float = 60) 
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {server.returncode}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base_url}/health/", timeout=2).status_code == 200:
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{base_url}/health/", timeout=2) as health:
+            if health.status == 200:
                 return
         time.sleep(0.2)
     raise RuntimeError(f"gunicorn did not answer /health/ within {seconds} s")
@@ -450,7 +463,6 @@ def main() -> None:
     try:
         print(f"{machine(args.server)}; the load generator, gunicorn and PostgreSQL all on it", flush=True)
         setup_django(url, settings="benchmarks.load_site")
-        logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
         started = time.monotonic()
         tablets = floor_create(args.tables, args.games.split(","))
         print(f"opened {len(tablets)} tables in {time.monotonic() - started:.0f} s", flush=True)

@@ -4,7 +4,6 @@ PostgreSQL. The tablets retry an unanswered request, or a 5xx, with the same ide
 
 import asyncio
 import contextlib
-import logging
 import os
 import signal
 import socket
@@ -14,7 +13,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
 import pytest
 from django.contrib.auth.models import Group
 
@@ -34,7 +32,6 @@ from tables.models import CardEvent, Decision, Hand, IdempotentRequest, Receiver
 from tests.database import shared_database_url
 
 WORKERS, THREADS = 2, 4  # the machine has 2 cores, shared
-logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request in a failure's output
 RETRY_PAUSE = 0.2  # seconds a tablet waits before sending a request that failed again
 
 
@@ -153,7 +150,7 @@ def send_once(base_url: str, tablet: Tablet) -> Answer:
     """The tablet's pending request (or its next one), sent once."""
 
     async def one() -> Answer:
-        async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        async with client_for(base_url, 1) as client:
             return await send(client, tablet)
 
     return asyncio.run(one())

@@ -33,6 +33,9 @@ class ReportSerializer(serializers.ModelSerializer):
     status = serializers.CharField(read_only=True, help_text="pending, running, done or failed")
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     seconds = serializers.FloatField(read_only=True, allow_null=True)
+    worker_deaths = serializers.IntegerField(
+        read_only=True, help_text="Deliveries of its task whose worker died running it."
+    )
 
     class Meta:
         model = Report
@@ -47,6 +50,8 @@ class ReportSerializer(serializers.ModelSerializer):
             "flags",
             "error",
             "attempts",
+            "deliveries",
+            "worker_deaths",
             "requested_by",
             "requested_at",
             "started_at",

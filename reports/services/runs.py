@@ -17,6 +17,7 @@ from collections.abc import Callable
 from datetime import date
 from functools import partial
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
@@ -252,17 +253,36 @@ def report_progress(report_id: int, percent: int, stage: str) -> None:
     Report.objects.filter(pk=report_id).update(progress=max(0, min(percent, 100)), stage=stage[:200])
 
 
-def report_run(*, report_id: int) -> Report:
-    """Run the report unless it is done already; return it. Takes the report's row lock to start."""
+def report_run(*, report_id: int, delivery: str = "") -> Report:
+    """Run the report unless it is done already; return it. Takes the report's row lock to start.
+
+    `delivery` names the task message (task id and retry number). Each delivery of it is counted and
+    committed before the work starts, so a worker killed mid-run leaves its count behind; a message
+    delivered more than REPORTS_MAX_DELIVERIES times fails the report instead of running it again.
+    """
     with transaction.atomic():
         report = Report.objects.select_for_update().get(pk=report_id)
         if report.status == Report.Status.DONE:
             return report
+        deliveries = report.deliveries + 1 if delivery and delivery == report.delivery else 1
+        if deliveries > settings.REPORTS_MAX_DELIVERIES:
+            return _give_up(report, deaths=deliveries - 1)
         report.status, report.progress, report.stage, report.error = Report.Status.RUNNING, 0, "Starting", ""
+        report.delivery, report.deliveries = delivery, deliveries
         report.attempts += 1
         report.started_at, report.finished_at = timezone.now(), None
         report.save(
-            update_fields=["status", "progress", "stage", "error", "attempts", "started_at", "finished_at"]
+            update_fields=[
+                "status",
+                "progress",
+                "stage",
+                "error",
+                "delivery",
+                "deliveries",
+                "attempts",
+                "started_at",
+                "finished_at",
+            ]
         )
     try:
         result = _compute(report)
@@ -296,6 +316,19 @@ def report_run(*, report_id: int) -> Report:
         finished_at=timezone.now(),
     )
     return Report.objects.get(pk=report.pk)
+
+
+def _give_up(report: Report, deaths: int) -> Report:
+    """Fail a report whose message keeps coming back: every delivery so far killed its worker."""
+    log.error("Report %s: its worker died %s times running it; not running it again", report.pk, deaths)
+    report.status, report.stage, report.finished_at = Report.Status.FAILED, "Failed", timezone.now()
+    report.deliveries = deaths + 1
+    report.error = (
+        f"The worker died {deaths} times running this report (killed, or out of memory), so it is "
+        "not run again. Look in the worker's log for what killed it before asking for it again."
+    )
+    report.save(update_fields=["status", "stage", "error", "deliveries", "finished_at"])
+    return report
 
 
 def _compute(report: Report) -> dict:

@@ -149,8 +149,8 @@ def _reconciliation_params(params: dict) -> dict:
     given = [name for name in ("session", "shift", "table") if params.get(name) not in (None, "")]
     if len(given) > 1:
         raise ReportError(
-            f"Reconcile one table session, one shift or one table over days: give one of "
-            f"{' or '.join(given)}, not both.",
+            f"Reconcile one table session, one shift or one table over days: give only one of "
+            f"{', '.join(given)}.",
             given[1],
         )
     if given == ["session"]:

@@ -57,7 +57,7 @@ def refused(client, kind, params, callbacks) -> dict:
         ("reconciliation", {"table": NOWHERE, "date_from": DAY, "date_to": DAY}, "table", "no table 999999"),
         ("reconciliation", {"shift": NOWHERE}, "shift", "no shift 999999"),
         ("reconciliation", {"session": NOWHERE}, "session", "no opening count 999999"),
-        ("reconciliation", {"session": 1, "table": 1}, "table", "not both"),
+        ("reconciliation", {"session": 1, "table": 1}, "table", "only one of session, table"),
         ("reconciliation", {"table": True, "date_from": DAY, "date_to": DAY}, "table", "record number"),
     ],
 )

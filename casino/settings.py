@@ -251,6 +251,9 @@ CELERY_BEAT_SCHEDULE = {
 REPORTS_GAMING_DAY_HOUR = env.int("REPORTS_GAMING_DAY_HOUR", default=6)
 REPORTS_EDGE_HANDS = env.int("REPORTS_EDGE_HANDS", default=100_000)
 REPORTS_VARIANCE_HANDS = env.int("REPORTS_VARIANCE_HANDS", default=200_000)
+# A report's task message delivered more often than this was never acknowledged that many times: its
+# worker died running it each time (killed, out of memory). The report is then failed, not run again.
+REPORTS_MAX_DELIVERIES = env.int("REPORTS_MAX_DELIVERIES", default=3)
 
 # Where `manage.py ledger_anchor` and the daily task write anchor files.
 LEDGER_ANCHOR_DIR = Path(env("LEDGER_ANCHOR_DIR", default=str(BASE_DIR / "anchors")))

@@ -147,9 +147,15 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
 
 
 def ledger_reverse(
-    *, transaction: Transaction, reason: str, by: User, approved_by: User | None
+    *,
+    transaction: Transaction,
+    reason: str,
+    by: User,
+    approved_by: User | None,
+    instead: Iterable[Line] = (),
 ) -> Transaction:
-    """Correct `transaction` with a new CORRECTION that negates each of its postings.
+    """Correct `transaction` with a new CORRECTION that negates each of its postings and books the
+    lines `instead` (what should have been posted; nothing by default) in the same transaction.
 
     The correction references the original, carries the reason and the approver, and goes to the
     original's chain. Refuses an empty reason, a missing approver, an approver who is the person
@@ -170,9 +176,10 @@ def ledger_reverse(
             raise LedgerError(f"Transaction {transaction.pk} has already been reversed.")
         postings = transaction.postings.select_related("account").order_by("id")
         return ledger_post(
-            lines=[Line(account=p.account, amount=-p.amount, reason=p.reason) for p in postings],
+            lines=[Line(account=p.account, amount=-p.amount, reason=p.reason) for p in postings] + [*instead],
             kind=Transaction.Kind.CORRECTION,
-            memo=f"Reverses the {transaction.get_kind_display().lower()} {transaction.pk}",
+            memo=f"Reverses the {transaction.get_kind_display().lower()} {transaction.pk}"
+            + (" and books it corrected" if instead else ""),
             by=by, table=transaction.table, casino=transaction.casino, hand_id=transaction.hand_id,
             reverses=transaction, reason=reason, approved_by=approved_by,
         )

@@ -31,6 +31,8 @@ class ReportAdmin(ReadOnlyAdmin):
         "status",
         "progress",
         "flags",
+        "attempts",
+        "deliveries",
         "requested_by",
         "requested_at",
         "finished_at",

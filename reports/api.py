@@ -7,15 +7,15 @@ the same report twice answers with the same report.
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
-from casino.errors import DomainError
 from reports.models import Report
-from reports.services import report_request
+from reports.services import ReportError, report_request
 
 PAGE_SIZE = 50
 
@@ -33,6 +33,9 @@ class ReportSerializer(serializers.ModelSerializer):
     status = serializers.CharField(read_only=True, help_text="pending, running, done or failed")
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     seconds = serializers.FloatField(read_only=True, allow_null=True)
+    worker_deaths = serializers.IntegerField(
+        read_only=True, help_text="Deliveries of its task whose worker died running it."
+    )
 
     class Meta:
         model = Report
@@ -47,6 +50,8 @@ class ReportSerializer(serializers.ModelSerializer):
             "flags",
             "error",
             "attempts",
+            "deliveries",
+            "worker_deaths",
             "requested_by",
             "requested_at",
             "started_at",
@@ -60,7 +65,10 @@ class ReportSerializer(serializers.ModelSerializer):
 class StartSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text="house_edge, statistics or reconciliation")
     params = serializers.DictField(
-        help_text="date_from/date_to, group, casino, tables, game, dealer, shift, ..."
+        help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
+        "statistics: casino, date; reconciliation: session, or shift, or table with date_from and "
+        "date_to. A name the kind does not take, a malformed value or a record that does not exist "
+        'is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
     )
 
 
@@ -84,10 +92,17 @@ class ReportViewSet(ReadOnlyModelViewSet):
             report = report_request(
                 kind=start.validated_data["kind"], params=start.validated_data["params"], by=request.user
             )
-        except DomainError as error:
-            return Response({"detail": error.message}, status=error.status)
+        except ReportError as error:
+            raise ValidationError(_field_errors(error)) from error
         report.refresh_from_db()
         return Response(ReportSerializer(report).data, status=status.HTTP_202_ACCEPTED)
+
+
+def _field_errors(error: ReportError) -> dict:
+    """As DRF names a bad field: {"kind": [...]}, or {"params": {"table": [...]}} for a parameter."""
+    if error.field in ("kind", "params"):
+        return {error.field: [error.message]}
+    return {"params": {error.field: [error.message]}}
 
 
 router = SimpleRouter(use_regex_path=False)

@@ -11,6 +11,10 @@ What the app records:
 - `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
 - `Investigation`: a flag raised by a variance rule, which a manager closes with written findings.
 
+A report's task message is counted each time it is delivered, committed before the run starts,
+so that a report that kills its worker every time (out of memory) fails after
+REPORTS_MAX_DELIVERIES deliveries instead of coming back forever.
+
 Invariants: a report's key is unique and its progress lies in 0..100; a theoretical edge exists
 once per configuration hash; an investigation exists once per rule, table (or game) and period,
 and a closed one names who closed it and carries findings (check constraints).
@@ -51,7 +55,15 @@ class Report(models.Model):
     result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
     flags = models.PositiveIntegerField(default=0, help_text="Findings or flags in the result.")
     error = models.TextField(blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Runs started, over every delivery.")
+    delivery = models.CharField(
+        max_length=100, blank=True, help_text="The task message that last ran it: task id and retry number."
+    )
+    deliveries = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Times that message was delivered. One that comes back was never acknowledged: "
+        "its worker died running the report.",
+    )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -72,6 +84,11 @@ class Report(models.Model):
 
     def __str__(self):
         return self.title or f"{self.get_kind_display()} {self.pk}"
+
+    @property
+    def worker_deaths(self) -> int:
+        """Deliveries of its message that never ended: each came back because its worker died."""
+        return max(self.deliveries - 1, 0)
 
     @property
     def seconds(self) -> float | None:

@@ -1,7 +1,8 @@
 """Celery tasks of the reports: they take ids and dates and call a service.
 
 `run_report` acknowledges late (a worker that dies mid-report leaves the message for another) and
-retries database errors with exponential backoff; `report_run` makes a second delivery harmless.
+retries database errors with exponential backoff; `report_run` makes a second delivery harmless,
+and fails the report once its message has come back more than REPORTS_MAX_DELIVERIES times.
 The scheduled tasks ask for reports through `report_request`, keyed by kind and parameters, so a
 schedule that fires twice, or a day run again, still gives one report each.
 """
@@ -24,6 +25,7 @@ SHIFT_LOOKBACK = timedelta(hours=24)  # ended shifts the end-of-shift sweep stil
 
 
 @shared_task(
+    bind=True,
     name="reports.run",
     acks_late=True,
     reject_on_worker_lost=True,
@@ -33,9 +35,10 @@ SHIFT_LOOKBACK = timedelta(hours=24)  # ended shifts the end-of-shift sweep stil
     retry_jitter=True,
     max_retries=MAX_RETRIES,
 )
-def run_report(report_id: int) -> dict:
+def run_report(self, report_id: int) -> dict:
     """Run one report (nothing happens if it is done already)."""
-    report = report_run(report_id=report_id)
+    # A retry is a new message with the same task id, so the retry number tells it from a redelivery.
+    report = report_run(report_id=report_id, delivery=f"{self.request.id}:{self.request.retries}")
     return {"report": report.pk, "status": report.status}
 
 

@@ -17,15 +17,18 @@ from collections.abc import Callable
 from datetime import date
 from functools import partial
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import DomainError
 from reports.models import Report
 from reports.selectors import GROUPS
 from tables.games import IllegalAction
-from tables.models import Game
+from tables.models import Casino, Game, Shift, Table, TableCount
 
 from .house_edge import house_edge_report
 from .reconciliation import reconciliation_report
@@ -33,10 +36,23 @@ from .statistics import statistics_report
 
 log = logging.getLogger(__name__)
 MAX_DAYS = 3660  # a report covers at most ten years of gaming days
+MISSING = {
+    "casino": "There is no casino {}.",
+    "table": "There is no table {}.",
+    "dealer": "There is no staff account {} to be the dealer.",
+    "shift": "There is no shift {} at a table (a shift in a pit has no table to report on).",
+    "session": "There is no opening count {} to start a table session from.",
+}
+TABLE_SHIFTS = Shift.objects.filter(table__isnull=False)  # what reports reconcile, and hands are dealt in
+OPENING_COUNTS = TableCount.objects.filter(kind=TableCount.Kind.OPENER)
 
 
 class ReportError(DomainError):
-    """The report cannot be asked for with these parameters."""
+    """The report cannot be asked for with these parameters; `field` names the one at fault."""
+
+    def __init__(self, message: str, field: str = "params"):
+        super().__init__(message)
+        self.field = field
 
 
 # Parameters
@@ -47,80 +63,132 @@ def _date(params: dict, name: str) -> str:
     try:
         return date.fromisoformat(str(value)).isoformat()
     except ValueError as error:
-        raise ReportError(f"Give {name.replace('_', ' ')} as a date (YYYY-MM-DD), not {value!r}.") from error
+        raise ReportError(
+            f"Give {name.replace('_', ' ')} as a date (YYYY-MM-DD), not {value!r}.", name
+        ) from error
 
 
 def _id(params: dict, name: str, required: bool = False) -> int | None:
     value = params.get(name)
     if value in (None, ""):
         if required:
-            raise ReportError(f"Choose a {name}.")
+            raise ReportError(f"Choose a {name}.", name)
         return None
-    try:
-        number = int(value)
-    except (TypeError, ValueError) as error:
-        raise ReportError(f"{name.capitalize()} must be a record number, not {value!r}.") from error
-    if number <= 0:
-        raise ReportError(f"{name.capitalize()} must be a record number, not {value!r}.")
+    number = _whole(value)
+    if number is None or number <= 0:
+        raise ReportError(f"{name.capitalize()} must be a record number, not {value!r}.", name)
+    return number
+
+
+def _whole(value) -> int | None:
+    """`value` as a whole number (7 or "7"); None for anything else (7.5, True, "seven")."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _record(params: dict, name: str, records: QuerySet, required: bool = False) -> int | None:
+    """The id of the record `name` names, refused unless `records` holds it (a report over a record
+    that is not there would run and find nothing, or fail on the worker)."""
+    number = _id(params, name, required)
+    if number is not None and not records.filter(pk=number).exists():
+        raise ReportError(MISSING[name].format(number), name)
     return number
 
 
 def _range(params: dict) -> dict:
     first, last = _date(params, "date_from"), _date(params, "date_to")
     if first > last:
-        raise ReportError("The first day comes after the last.")
+        raise ReportError(f"The first day ({first}) comes after the last ({last}).", "date_to")
     if (date.fromisoformat(last) - date.fromisoformat(first)).days > MAX_DAYS:
-        raise ReportError(f"A report covers at most {MAX_DAYS} days.")
+        raise ReportError(f"A report covers at most {MAX_DAYS} days.", "date_to")
     return {"date_from": first, "date_to": last}
+
+
+def _tables(params: dict, casino: int | None) -> list[int] | None:
+    tables = params.get("tables") or []
+    if not isinstance(tables, list):
+        tables = [tables]
+    ids = sorted({_id({"tables": t}, "tables") for t in tables})
+    found = Table.objects.filter(pk__in=ids)
+    missing = sorted(set(ids) - set(found.values_list("pk", flat=True)))
+    if missing:
+        raise ReportError(f"There is no table {', '.join(map(str, missing))}.", "tables")
+    elsewhere = found.exclude(pit__casino_id=casino).order_by("pk") if casino else found.none()
+    if elsewhere:
+        raise ReportError(f"Table {elsewhere[0]} is not in casino {casino}.", "tables")
+    return ids or None
 
 
 def _house_edge_params(params: dict) -> dict:
     group = params.get("group") or "table"
     if group not in GROUPS:
-        raise ReportError(f"Group by one of {', '.join(GROUPS)}, not {group!r}.")
+        raise ReportError(f"Group by one of {', '.join(GROUPS)}, not {group!r}.", "group")
     game = params.get("game") or None
     if game is not None and game not in Game.values:
-        raise ReportError(f"There is no game {game!r}.")
-    tables = params.get("tables") or []
-    if not isinstance(tables, list):
-        tables = [tables]
+        raise ReportError(f"There is no game {game!r}; choose one of {', '.join(Game.values)}.", "game")
+    casino = _record(params, "casino", Casino.objects)
     return {
         **_range(params),
         "group": group,
-        "casino": _id(params, "casino"),
-        "tables": sorted({_id({"table": t}, "table") for t in tables}) or None,
+        "casino": casino,
+        "tables": _tables(params, casino),
         "game": game,
-        "dealer": _id(params, "dealer"),
-        "shift": _id(params, "shift"),
+        "dealer": _record(params, "dealer", get_user_model().objects),
+        "shift": _record(params, "shift", TABLE_SHIFTS),
     }
 
 
 def _statistics_params(params: dict) -> dict:
-    return {"casino": _id(params, "casino", required=True), "date": _date(params, "date")}
+    return {"casino": _record(params, "casino", Casino.objects, required=True), "date": _date(params, "date")}
 
 
 def _reconciliation_params(params: dict) -> dict:
-    if _id(params, "session"):
-        return {"session": _id(params, "session")}
-    if _id(params, "shift"):
-        return {"shift": _id(params, "shift")}
-    return {"table": _id(params, "table", required=True), **_range(params)}
+    given = [name for name in ("session", "shift", "table") if params.get(name) not in (None, "")]
+    if len(given) > 1:
+        raise ReportError(
+            f"Reconcile one table session, one shift or one table over days: give only one of "
+            f"{', '.join(given)}.",
+            given[1],
+        )
+    if given == ["session"]:
+        return {"session": _record(params, "session", OPENING_COUNTS)}
+    if given == ["shift"]:
+        return {"shift": _record(params, "shift", TABLE_SHIFTS)}
+    return {"table": _record(params, "table", Table.objects, required=True), **_range(params)}
 
 
-PARAMS: dict[str, Callable[[dict], dict]] = {
-    Report.Kind.HOUSE_EDGE: _house_edge_params,
-    Report.Kind.STATISTICS: _statistics_params,
-    Report.Kind.RECONCILIATION: _reconciliation_params,
+# What each kind takes: the function that checks and canonicalises, and the names it knows.
+PARAMS: dict[str, tuple[Callable[[dict], dict], tuple[str, ...]]] = {
+    Report.Kind.HOUSE_EDGE: (
+        _house_edge_params,
+        ("date_from", "date_to", "group", "casino", "tables", "game", "dealer", "shift"),
+    ),
+    Report.Kind.STATISTICS: (_statistics_params, ("casino", "date")),
+    Report.Kind.RECONCILIATION: (
+        _reconciliation_params,
+        ("session", "shift", "table", "date_from", "date_to"),
+    ),
 }
 
 
 def report_params(*, kind: str, params: dict) -> dict:
-    """The parameters in canonical form (empty ones dropped), or a ReportError saying what is wrong."""
+    """The parameters in canonical form (empty ones dropped), or a ReportError naming the one that
+    is wrong: a name the report does not take, a malformed value, a record that is not there."""
     if kind not in PARAMS:
-        raise ReportError(f"There is no report {kind!r}; choose one of {', '.join(PARAMS)}.")
+        raise ReportError(f"There is no report {kind!r}; choose one of {', '.join(PARAMS)}.", "kind")
     if not isinstance(params, dict):
         raise ReportError("Give the report's parameters as an object.")
-    return {name: value for name, value in PARAMS[kind](params).items() if value is not None}
+    check, names = PARAMS[kind]
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise ReportError(
+            f"A {kind} report takes no {', '.join(map(repr, unknown))}; it takes {', '.join(names)}.",
+            unknown[0],
+        )
+    return {name: value for name, value in check(params).items() if value is not None}
 
 
 def report_key(kind: str, params: dict) -> str:
@@ -185,17 +253,36 @@ def report_progress(report_id: int, percent: int, stage: str) -> None:
     Report.objects.filter(pk=report_id).update(progress=max(0, min(percent, 100)), stage=stage[:200])
 
 
-def report_run(*, report_id: int) -> Report:
-    """Run the report unless it is done already; return it. Takes the report's row lock to start."""
+def report_run(*, report_id: int, delivery: str = "") -> Report:
+    """Run the report unless it is done already; return it. Takes the report's row lock to start.
+
+    `delivery` names the task message (task id and retry number). Each delivery of it is counted and
+    committed before the work starts, so a worker killed mid-run leaves its count behind; a message
+    delivered more than REPORTS_MAX_DELIVERIES times fails the report instead of running it again.
+    """
     with transaction.atomic():
         report = Report.objects.select_for_update().get(pk=report_id)
         if report.status == Report.Status.DONE:
             return report
+        deliveries = report.deliveries + 1 if delivery and delivery == report.delivery else 1
+        if deliveries > settings.REPORTS_MAX_DELIVERIES:
+            return _give_up(report, deaths=deliveries - 1)
         report.status, report.progress, report.stage, report.error = Report.Status.RUNNING, 0, "Starting", ""
+        report.delivery, report.deliveries = delivery, deliveries
         report.attempts += 1
         report.started_at, report.finished_at = timezone.now(), None
         report.save(
-            update_fields=["status", "progress", "stage", "error", "attempts", "started_at", "finished_at"]
+            update_fields=[
+                "status",
+                "progress",
+                "stage",
+                "error",
+                "delivery",
+                "deliveries",
+                "attempts",
+                "started_at",
+                "finished_at",
+            ]
         )
     try:
         result = _compute(report)
@@ -229,6 +316,19 @@ def report_run(*, report_id: int) -> Report:
         finished_at=timezone.now(),
     )
     return Report.objects.get(pk=report.pk)
+
+
+def _give_up(report: Report, deaths: int) -> Report:
+    """Fail a report whose message keeps coming back: every delivery so far killed its worker."""
+    log.error("Report %s: its worker died %s times running it; not running it again", report.pk, deaths)
+    report.status, report.stage, report.finished_at = Report.Status.FAILED, "Failed", timezone.now()
+    report.deliveries = deaths + 1
+    report.error = (
+        f"The worker died {deaths} times running this report (killed, or out of memory), so it is "
+        "not run again. Look in the worker's log for what killed it before asking for it again."
+    )
+    report.save(update_fields=["status", "stage", "error", "deliveries", "finished_at"])
+    return report
 
 
 def _compute(report: Report) -> dict:

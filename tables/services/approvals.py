@@ -22,6 +22,7 @@ from tables.selectors import user_can_supervise
 
 from .hands import HandError, lock_hand, post_settlement
 from .idempotency import run_once
+from .seating import cash_out_check_taken, cash_out_correct
 from .slips import (
     PIT_MANAGER,
     SignatureGiven,
@@ -70,16 +71,25 @@ def approval_decide(
     return ApprovalRequest.objects.get(pk=answer["request"])
 
 
-def correction_request(*, transaction: Transaction, by, reason: str, key: str) -> ApprovalRequest:
-    """Ask the pit to reverse a posted transaction (a new, opposite transaction once approved)."""
-    request = {"op": "correction_request", "transaction": str(transaction.pk), "reason": reason}
-    answer = run_once(
-        key=key, request=request, by=by, work=partial(_correction_request, transaction.pk, by, reason)
-    )
+def correction_request(
+    *, transaction: Transaction, by, reason: str, key: str, taken: int | None = None
+) -> ApprovalRequest:
+    """Ask the pit to reverse a posted transaction (a new, opposite transaction once approved).
+
+    A cash-out is corrected instead to `taken`, the units the player really left with: reversed and
+    booked again in one correction, so the closed seat keeps no chips (see docs/pit.md)."""
+    request = {
+        "op": "correction_request",
+        "transaction": str(transaction.pk),
+        "reason": reason,
+        "taken": taken,
+    }
+    work = partial(_correction_request, transaction.pk, by, reason, taken)
+    answer = run_once(key=key, request=request, by=by, work=work)
     return ApprovalRequest.objects.get(pk=answer["request"])
 
 
-def _correction_request(transaction_id, by, reason: str) -> dict:
+def _correction_request(transaction_id, by, reason: str, taken: int | None) -> dict:
     if not reason.strip():
         raise DomainError("Say what is wrong: a correction needs a reason.")
     original = Transaction.objects.select_related("table").get(pk=transaction_id)
@@ -92,10 +102,15 @@ def _correction_request(transaction_id, by, reason: str) -> dict:
         raise DomainError(
             "That transaction belongs to a hand still in play: ask the pit to void the hand instead."
         )
+    if original.kind == Transaction.Kind.CASH_OUT:
+        cash_out_check_taken(cash_out=original, taken=taken)
+    elif taken is not None:
+        raise DomainError("Only a cash-out is corrected to an amount; this transaction is reversed whole.")
     request = ApprovalRequest.objects.create(
         kind=ApprovalRequest.Kind.CORRECTION,
         table=original.table,
         transaction=original,
+        amount=taken,
         reason=reason.strip(),
         requested_by=by,
     )
@@ -180,13 +195,21 @@ def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, dev
     elif request.kind == ApprovalRequest.Kind.VOID:
         _void(hand, request, by)
     elif request.kind == ApprovalRequest.Kind.CORRECTION:
-        ledger_reverse(
-            transaction=request.transaction, reason=request.reason, by=request.requested_by, approved_by=by
-        )
+        _correct(request, by)
     else:
         slip = request.slips.get()
         slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=PIT_MANAGER, device=device)
         tray_move_approved(request, by=by)
+
+
+def _correct(request: ApprovalRequest, by) -> None:
+    original, asked = request.transaction, request.requested_by
+    if original.kind == Transaction.Kind.CASH_OUT:
+        cash_out_correct(
+            cash_out=original, taken=request.amount, reason=request.reason, by=asked, approved_by=by
+        )
+    else:
+        ledger_reverse(transaction=original, reason=request.reason, by=asked, approved_by=by)
 
 
 def _void(hand: Hand, request: ApprovalRequest, by) -> None:

@@ -2,7 +2,9 @@
 
 Chips come from the table's tray against cash that goes to the drop box; a
 cash-out sends the player's chips away with them. Each is one ledger
-transaction, posted under the table's chain.
+transaction, posted under the table's chain. A cash-out is corrected to the
+chips the player really took, never reversed alone: that would put chips back
+on a seat whose player has gone.
 """
 
 from functools import partial
@@ -10,8 +12,8 @@ from functools import partial
 from django.utils import timezone
 
 from casino.errors import DomainError
-from ledger.models import Account
-from ledger.services import Line, account_get, ledger_post
+from ledger.models import Account, Transaction
+from ledger.services import Line, account_get, ledger_post, ledger_reverse
 from tables.models import Hand, Seat, SeatSession, Table
 
 from .idempotency import run_once
@@ -130,3 +132,46 @@ def _post_buy_in(session: SeatSession, amount: int, by) -> None:
         Line(player_account(session), amount, "buy-in chips"),
     ]
     ledger_post(lines=lines, kind="buy_in", memo=f"{session.seat}: buy-in", by=by, table=table)
+
+
+def cash_out_check_taken(*, cash_out: Transaction, taken) -> None:
+    """Refuse (SeatError) a correction of `cash_out` to `taken` units before anyone approves it."""
+    if taken is None:
+        raise SeatError(
+            "A cash-out is corrected to the chips the player really left with: give that amount. "
+            "Reversing it alone would put its chips back on a seat whose player has gone."
+        )
+    if isinstance(taken, bool) or not isinstance(taken, int) or taken < 0:
+        raise SeatError(
+            f"The chips the player left with are a whole number of units, 0 or more, not {taken!r}."
+        )
+    _, chips = _cashed_out(cash_out)
+    if taken == chips:
+        raise SeatError(f"The cash-out already books {chips} units: there is nothing to correct.")
+
+
+def cash_out_correct(*, cash_out: Transaction, taken: int, reason: str, by, approved_by) -> Transaction:
+    """Correct a cash-out to the `taken` units the player really left with: one correction reverses
+    it and books the right one. The seat gave up every chip either way, so its closed session stays
+    at zero; the difference stayed in the tray (fewer taken) or was paid from it (more taken), which
+    the tray's floor limits. The original is left as it was: corrections are new entries."""
+    player, chips = _cashed_out(cash_out)
+    table = cash_out.table
+    right = [
+        Line(player, -chips, "cash-out"),
+        Line(account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino), taken, "cash-out"),
+        Line(account_get(kind=Account.Kind.TRAY, table=table), chips - taken, "cash-out corrected"),
+    ]
+    return ledger_reverse(
+        transaction=cash_out,
+        reason=reason,
+        by=by,
+        approved_by=approved_by,
+        instead=[line for line in right if line.amount],
+    )
+
+
+def _cashed_out(cash_out: Transaction) -> tuple[Account, int]:
+    """The seat's account the cash-out emptied, and how many units it took away."""
+    posting = cash_out.postings.select_related("account").get(account__kind=Account.Kind.PLAYER)
+    return posting.account, -posting.amount

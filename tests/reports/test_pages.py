@@ -8,6 +8,7 @@ import pytest
 
 from reports.models import Investigation, Report, VarianceRules
 from reports.periods import today
+from reports.services import report_request, report_run
 
 from .conftest import rocket_hands, run, seated
 
@@ -160,4 +161,33 @@ def test_reports_start_from_the_api_once_and_report_their_progress(client, pete,
     detail = client.get(f"/api/reports/{first.json()['id']}/").json()
     assert detail["status"] in ("pending", "running", "done") and "progress" in detail
     bad = client.post("/api/reports/", {"kind": "statistics", "params": {}}, content_type="application/json")
-    assert bad.status_code == 400 and "casino" in bad.json()["detail"]
+    assert bad.status_code == 400 and bad.json() == {"params": {"casino": ["Choose a casino."]}}
+
+
+def test_staff_see_how_often_the_worker_died_running_a_report(client, pete, rocket, settings):
+    settings.REPORTS_MAX_DELIVERIES = 3
+    day = today().isoformat()
+    report = report_request(
+        kind="reconciliation", params={"table": rocket.pk, "date_from": day, "date_to": day}, by=pete
+    )
+    signed_in(client, pete)
+    # the record as dead workers leave it: message "task-1:0" killed its worker once and runs again
+    Report.objects.filter(pk=report.pk).update(status="running", delivery="task-1:0", deliveries=2)
+    progress = client.get(f"/reports/{report.pk}/progress/").content.decode()
+    # ... then killed it on that delivery and the next: the fourth fails the report
+    Report.objects.filter(pk=report.pk).update(deliveries=3, attempts=3)
+    report_run(report_id=report.pk, delivery="task-1:0")
+
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+    answer = client.get(f"/api/reports/{report.pk}/").json()
+
+    assert "delivered 2 times: the worker died 1 time running it" in progress
+    assert "delivered 4 times: the worker died 3 times running it" in page
+    assert "The report failed: The worker died 3 times running this report" in page
+    assert (answer["status"], answer["attempts"], answer["deliveries"], answer["worker_deaths"]) == (
+        "failed",
+        3,
+        4,
+        3,
+    )
+    assert answer["error"].startswith("The worker died 3 times")

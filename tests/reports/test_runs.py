@@ -4,15 +4,16 @@ import pytest
 from django.conf import settings
 from django.db import OperationalError
 
-from reports.models import Report
+from reports.models import Report, VarianceRules
 from reports.periods import today
 from reports.services import ReportError, report_request, report_run
 from reports.services import runs as runs_module
 from reports.services.reconciliation import reconciliation_report
 from reports.tasks import end_of_day, end_of_shift, run_report
+from tables.models import Shift
 from tables.services import shift_end, shift_start
 
-from .conftest import rocket_hands, seated
+from .conftest import rocket_hands, run, seated
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def day_params(table):
 def test_asking_twice_gives_one_report_queued_once(rocket, pete, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as queued:
         first = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
-        again = report_request(kind="reconciliation", params={**day_params(rocket), "unused": 1}, by=pete)
+        again = report_request(kind="reconciliation", params={**day_params(rocket), "shift": ""}, by=pete)
 
     assert again.pk == first.pk and Report.objects.count() == 1
     assert len(queued) == 1
@@ -93,13 +94,30 @@ def test_bad_parameters_are_refused_before_anything_is_written(pete):
     assert not Report.objects.exists()
 
 
-def test_a_report_that_cannot_run_fails_with_its_reason_and_can_be_asked_for_again(pete):
-    report = report_request(kind="reconciliation", params={"shift": 999_999}, by=pete)
+def test_a_report_that_cannot_run_fails_with_its_reason_and_can_be_asked_for_again(rocket, dana, pete):
+    # a strategy the engine does not know, saved by a script (the admin's form would refuse it)
+    rules = VarianceRules.objects.create(casino=rocket.pit.casino, strategy="moon")
+    rocket_hands(seated(rocket, dana), 1, dana)
+    day = today().isoformat()
+    params = {"casino": rocket.pit.casino_id, "date_from": day, "date_to": day}
+
+    failed = run("house_edge", params, pete)
+
+    assert failed.status == "failed" and "moon" in failed.error
+    rules.strategy = "best"
+    rules.save()
+    again = report_request(kind="house_edge", params=params, by=pete)
+    assert again.pk == failed.pk and again.status == "pending"
+
+
+def test_a_record_gone_before_the_worker_runs_the_report_fails_it_with_the_reason(rocket, dana, pete):
+    shift = shift_start(user=dana, table=rocket, by=pete)
+    report = report_request(kind="reconciliation", params={"shift": shift.pk}, by=pete)
+    Shift.objects.filter(pk=shift.pk).delete()  # an administrator's cleanup, before a worker ran it
 
     failed = report_run(report_id=report.pk)
 
     assert failed.status == "failed" and "does not exist" in failed.error
-    assert report_request(kind="reconciliation", params={"shift": 999_999}, by=pete).status == "pending"
 
 
 def test_the_end_of_shift_sweep_reconciles_each_ended_shift_once(rocket, dana, pete):
@@ -127,3 +145,35 @@ def test_the_end_of_day_schedule_asks_for_each_report_once(rocket, dana):
 def test_beat_runs_the_sweeps_at_the_end_of_each_shift_and_day():
     tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert {"reports.end_of_shift", "reports.end_of_day"} <= tasks
+
+
+def left_running_by_a_dead_worker(report, deliveries):
+    """The record as a worker killed on the `deliveries`-th delivery of message "task-1:0" leaves it."""
+    Report.objects.filter(pk=report.pk).update(
+        status="running", delivery="task-1:0", deliveries=deliveries, attempts=deliveries
+    )
+
+
+def test_a_message_delivered_past_the_cap_fails_its_report_without_running_it(rocket, pete, settings):
+    settings.REPORTS_MAX_DELIVERIES = 3
+    report = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
+    left_running_by_a_dead_worker(report, 3)
+
+    failed = report_run(report_id=report.pk, delivery="task-1:0")
+
+    assert (failed.status, failed.attempts, failed.deliveries, failed.result) == ("failed", 3, 4, None)
+    assert failed.error.startswith("The worker died 3 times running this report")
+    assert Report.objects.get(pk=report.pk).error == failed.error
+
+
+def test_each_delivery_is_counted_and_a_new_message_counts_from_one(rocket, pete, settings):
+    settings.REPORTS_MAX_DELIVERIES = 3
+    report = report_request(kind="reconciliation", params=day_params(rocket), by=pete)
+    left_running_by_a_dead_worker(report, 2)
+
+    third = report_run(report_id=report.pk, delivery="task-1:0")
+    assert (third.status, third.deliveries, third.worker_deaths) == ("done", 3, 2)
+
+    left_running_by_a_dead_worker(report, 3)
+    retried = report_run(report_id=report.pk, delivery="task-1:1")  # a retry: the same task, a new message
+    assert (retried.status, retried.deliveries, retried.worker_deaths) == ("done", 1, 0)

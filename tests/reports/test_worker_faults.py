@@ -10,6 +10,10 @@ finishes once (issue 8, point 5).
 Either way the report ends done, started twice (`attempts`), one record, its theoretical edge (the
 one row it writes besides itself) stored once, and nothing left in Redis to run it a third time.
 
+- A pool process killed on every delivery (a report that runs the worker out of memory each time):
+  each delivery is counted before the run starts, and the delivery after the cap
+  (REPORTS_MAX_DELIVERIES) fails the report without running it and acknowledges the message.
+
 The kill lands mid-run by construction, not by timing. On PostgreSQL the test locks the hands table
 before the report starts: the worker marks the report running, then waits inside its work for that
 lock. On SQLite a lock covers the whole database, so one that stopped the report's reads would stop
@@ -48,6 +52,7 @@ from .conftest import rocket_hands, seated
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 WAIT_SECONDS = 60  # a cold worker imports Django first; the report itself takes seconds
 VISIBILITY_TIMEOUT = 5  # seconds before Redis gives a dead worker's message to another (3600 in production)
+MAX_DELIVERIES = 2  # below the default (3), so the test also shows the worker reads it from the environment
 
 
 class Workers:
@@ -153,45 +158,63 @@ def state(report: Report) -> tuple[str, int]:
 @contextmanager
 def held_mid_run(report: Report, send: Callable[[], str]):
     """Send the report's task; give its id once its run has started and cannot finish; let it go on."""
+    with runs_held(report) as hold:
+        task = send()
+        hold(1)
+        yield task
+
+
+@contextmanager
+def runs_held(report: Report):
+    """Give `hold(attempt)`, which waits until the report's run number `attempt` has started and holds
+    it where it cannot finish; every run goes on when the block ends."""
     if connection.vendor == "postgresql":
         with psycopg.connect(shared_database_url()) as lock:
             lock.execute("LOCK TABLE tables_hand IN ACCESS EXCLUSIVE MODE")
-            task = send()
-            wait_for(lambda: state(report)[0] == "running" and waiting_on_hands(), "the report to wait")
             try:
-                yield task
+                # a killed run's query waits on as long as the lock is held: one waiter per run so far
+                yield lambda attempt: wait_for(
+                    lambda: state(report) == ("running", attempt) and waiting_on_hands() >= attempt,
+                    f"run {attempt} of the report to wait",
+                )
             finally:
                 lock.rollback()
         return
-    task = send()
     lock = sqlite3.connect(connection.settings_dict["NAME"], timeout=20, isolation_level=None)
+
+    def hold(attempt: int) -> None:
+        if lock.in_transaction:  # the run held before was killed: let the next one mark itself running
+            lock.execute("ROLLBACK")
+        wait_for(lambda: running_under(lock, report, attempt), f"run {attempt} of the report")
+
     try:
-        wait_for(lambda: running_under(lock, report), "the report to run")
-        yield task
+        yield hold
     finally:
         lock.close()  # rolls back, releasing the write lock
 
 
-def waiting_on_hands() -> bool:
-    """Whether a query on the hands table waits for a lock (the report's, as no one else reads it)."""
+def waiting_on_hands() -> int:
+    """How many queries on the hands table wait for a lock (the report's, as no one else reads it)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
             " AND wait_event_type = 'Lock' AND query LIKE %s",
             ['%"tables_hand"%'],
         )
-        return cursor.fetchone()[0] > 0
+        return cursor.fetchone()[0]
 
 
-def running_under(lock: sqlite3.Connection, report: Report) -> bool:
-    """Take SQLite's write lock and keep it if the report is running; the report writes its edge and
-    its result, so it cannot finish while the lock is held."""
+def running_under(lock: sqlite3.Connection, report: Report, attempt: int) -> bool:
+    """Take SQLite's write lock and keep it if the report's run number `attempt` is going on; the
+    report writes its edge and its result, so it cannot finish while the lock is held."""
     lock.execute("BEGIN IMMEDIATE")
-    (status,) = lock.execute("SELECT status FROM reports_report WHERE id = ?", [report.pk]).fetchone()
-    if status == "running":
+    status, attempts = lock.execute(
+        "SELECT status, attempts FROM reports_report WHERE id = ?", [report.pk]
+    ).fetchone()
+    if (status, attempts) == ("running", attempt):
         return True
     lock.execute("ROLLBACK")
-    assert status == "pending", f"the report was {status} before the test could hold it"
+    assert status in ("pending", "running"), f"the report was {status} before the test could hold it"
     return False
 
 
@@ -267,3 +290,29 @@ def test_a_worker_killed_mid_report_leaves_it_in_redis_for_the_next_worker_which
     log = workers.log(second)
     assert log.count(f"Task reports.run[{task}] received") == 1
     assert log.count(f"Task reports.run[{task}] succeeded") == 1
+
+
+def test_a_report_whose_pool_process_is_killed_on_every_delivery_fails_after_the_cap_and_is_acknowledged(
+    workers, report
+):
+    worker = workers.start(REPORTS_MAX_DELIVERIES=str(MAX_DELIVERIES))
+    killed = []
+
+    with runs_held(report) as hold:
+        task = workers.send(report)
+        for attempt in range(1, MAX_DELIVERIES + 1):
+            hold(attempt)
+            killed.append(pool_process(worker))
+            os.kill(killed[-1], signal.SIGKILL)
+
+    report = finished(report)
+    assert report.status == "failed" and report.attempts == MAX_DELIVERIES
+    assert report.deliveries == MAX_DELIVERIES + 1 and report.worker_deaths == MAX_DELIVERIES
+    assert report.error.startswith(f"The worker died {MAX_DELIVERIES} times running this report")
+    assert report.result is None and not TheoreticalEdge.objects.exists()
+    wait_for(lambda: not workers.unacknowledged(), "the message to be acknowledged")
+    assert workers.redis.llen(workers.queue) == 0
+    log = workers.log(worker)
+    assert all(f"pid:{child} exited with 'signal 9 (SIGKILL)'" in log for child in killed)
+    assert log.count(f"Task reports.run[{task}] received") == MAX_DELIVERIES + 1
+    assert log.count(f"Task reports.run[{task}] succeeded") == 1  # the last delivery, which only failed it

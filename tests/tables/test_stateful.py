@@ -149,7 +149,9 @@ BLUNDERS = st.sampled_from([None] * 4 + ["bad_card", "odd_decision", "stale_scre
 ODD_ACTIONS = [("hit",), ("fold",), ("take", 1), ("take", 2), ("take", 0), ("take", 99), ("take", "2"),
                ("take",), ("fold", 1), ("hit", 1), ("lock",), ("dance",), ()]
 
-CORRECTED = ("buy_in", "fill", "credit", "bet", "correction")  # what dealers ask the pit to reverse
+# What dealers ask the pit to reverse (a cash-out: to correct to the chips the player really took)
+CORRECTED = ("buy_in", "fill", "credit", "bet", "cash_out", "correction")
+TAKEN = [0, 10, 50, 100, 300, 1000, None, -5, 2.5, True]  # the chips a player really left with, or nonsense
 FULL_VERIFY_EVERY = 8  # steps; the records added in between are walked after every step
 
 # What a refusal keeps on file about itself (documented in the services).
@@ -190,6 +192,11 @@ def balance(kind: str, *, table: Table, ref=None) -> int:
     """Read only (`account_get` would create the account): one not created yet holds nothing."""
     balances = Account.objects.filter(kind=kind, table=table, ref=ref).values_list("balance", flat=True)
     return balances.first() or 0
+
+
+def cashed(cash_out: Transaction) -> int:
+    """The chips a cash-out took from the seat."""
+    return -cash_out.postings.get(account__kind=Kind.PLAYER).amount
 
 
 def units(amount: Any) -> bool:
@@ -677,14 +684,22 @@ class TableMachine(RuleBasedStateMachine):
             return
         original = data.draw(st.sampled_from(list(candidates)), label="transaction")
         hand = Hand.objects.filter(pk=original.hand_id).first()
+        cash_out = original.kind == Transaction.Kind.CASH_OUT
+        booked = cashed(original) if cash_out else None
+        amounts = [booked, *TAKEN] if cash_out else [None] * 9 + [100]  # now and then one it must refuse
+        taken = data.draw(st.sampled_from(amounts), label="taken")
         refused = (
             not reason.strip()
             or original.kind == Transaction.Kind.CORRECTION
             or Transaction.objects.filter(reverses=original).exists()
             or (hand is not None and hand.status in Hand.OPEN)  # a hand in play is voided instead
+            or (not cash_out and taken is not None)
+            or (cash_out and (taken is None or not (units(taken) or taken == 0) or taken == booked))
         )
         dana = self.people["dana"]
-        self.attempt(correction_request, refused=refused, transaction=original, by=dana, reason=reason)
+        self.attempt(
+            correction_request, refused=refused, transaction=original, by=dana, reason=reason, taken=taken
+        )
 
     @precondition(lambda self: ApprovalRequest.objects.exists())
     @rule(data=st.data(), who=st.sampled_from(PIT_MANAGERS * 2 + ("dana",)), approve=st.booleans(),
@@ -738,6 +753,11 @@ class TableMachine(RuleBasedStateMachine):
             self.cash_in[name] -= postings[Kind.DROP]
         elif original.kind in (Transaction.Kind.FILL, Transaction.Kind.CREDIT):
             self.cage_out[name] += postings[Kind.CAGE]
+        elif original.kind == Transaction.Kind.CASH_OUT:
+            correction = Transaction.objects.get(reverses=original)
+            self.chips_out[name] += correction.postings.filter(account__kind=Kind.PATRONS).aggregate(
+                net=Sum("amount")
+            )["net"]
 
     # Idempotency keys
 

@@ -1,0 +1,125 @@
+"""Starting a report through the API: every parameter is checked before anything is written.
+
+A report over a table, casino, shift or count that does not exist used to be recorded and sent to a
+worker, which then found nothing or failed; now the request is refused with 400 naming the field,
+and neither a report nor a task comes of it.
+"""
+
+import pytest
+
+from reports.models import Report
+from tables.models import Casino, TableCount
+from tables.services import shift_start
+
+from .conftest import count
+
+pytestmark = pytest.mark.django_db
+DAY = "2026-03-01"
+NOWHERE = 999_999  # no record has this number
+
+
+@pytest.fixture
+def as_pete(client, pete):
+    client.force_login(pete)
+    return client
+
+
+def start(client, kind, params):
+    return client.post("/api/reports/", {"kind": kind, "params": params}, content_type="application/json")
+
+
+def refused(client, kind, params, callbacks) -> dict:
+    """Start a report that must be refused; the answer's body, once nothing was written or queued."""
+    with callbacks() as queued:
+        response = start(client, kind, params)
+    assert response.status_code == 400, response.content
+    assert not Report.objects.exists() and queued == []
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    "kind, params, field, message",
+    [
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "tables": [NOWHERE]}, "tables", "no table 999999"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "casino": NOWHERE}, "casino", "no casino 999999"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "dealer": NOWHERE}, "dealer", "no staff account"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "shift": NOWHERE}, "shift", "no shift 999999"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "game": "bingo"}, "game", "no game 'bingo'"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "group": "moon"}, "group", "Group by"),
+        ("house_edge", {"date_from": "2026-03-02", "date_to": DAY}, "date_to", "comes after the last"),
+        ("house_edge", {"date_from": "2026-02-30", "date_to": DAY}, "date_from", "as a date"),
+        ("house_edge", {"date_from": DAY}, "date_to", "as a date"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "tabel": 1}, "tabel", "takes no 'tabel'"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "tables": [1.5]}, "tables", "record number"),
+        ("statistics", {"casino": NOWHERE, "date": DAY}, "casino", "no casino 999999"),
+        ("statistics", {"date": DAY}, "casino", "Choose a casino"),
+        ("statistics", {"casino": "one", "date": DAY}, "casino", "record number, not 'one'"),
+        ("reconciliation", {"table": NOWHERE, "date_from": DAY, "date_to": DAY}, "table", "no table 999999"),
+        ("reconciliation", {"shift": NOWHERE}, "shift", "no shift 999999"),
+        ("reconciliation", {"session": NOWHERE}, "session", "no opening count 999999"),
+        ("reconciliation", {"session": 1, "table": 1}, "table", "only one of session, table"),
+        ("reconciliation", {"table": True, "date_from": DAY, "date_to": DAY}, "table", "record number"),
+    ],
+)
+def test_a_parameter_that_cannot_be_right_is_refused_naming_it_and_nothing_is_written(
+    as_pete, django_capture_on_commit_callbacks, kind, params, field, message
+):
+    body = refused(as_pete, kind, params, django_capture_on_commit_callbacks)
+
+    assert list(body) == ["params"] and list(body["params"]) == [field]
+    assert message in body["params"][field][0]
+
+
+def test_a_kind_that_does_not_exist_is_refused_naming_the_kind(as_pete, django_capture_on_commit_callbacks):
+    body = refused(as_pete, "lottery", {}, django_capture_on_commit_callbacks)
+
+    choices = "house_edge, statistics, reconciliation"
+    assert body == {"kind": [f"There is no report 'lottery'; choose one of {choices}."]}
+
+
+def test_a_table_of_another_casino_is_refused(as_pete, rocket, django_capture_on_commit_callbacks):
+    other = Casino.objects.create(name="Other Casino")
+    params = {"date_from": DAY, "date_to": DAY, "casino": other.pk, "tables": [rocket.pk]}
+
+    body = refused(as_pete, "house_edge", params, django_capture_on_commit_callbacks)
+
+    assert body == {"params": {"tables": [f"Table Rocket 1 is not in casino {other.pk}."]}}
+
+
+def test_a_shift_in_a_pit_or_a_closing_count_is_no_period_of_a_table(
+    as_pete, rocket, pete, dana, django_capture_on_commit_callbacks
+):
+    shift_start(user=dana, table=rocket, by=pete)
+    pit_shift = shift_start(user=pete, pit=rocket.pit, by=pete)
+    count(rocket, TableCount.Kind.OPENER, 10_000, dana, pete)
+    closer = count(rocket, TableCount.Kind.CLOSER, 10_000, dana, pete)
+
+    shift = refused(as_pete, "reconciliation", {"shift": pit_shift.pk}, django_capture_on_commit_callbacks)
+    session = refused(as_pete, "reconciliation", {"session": closer.pk}, django_capture_on_commit_callbacks)
+
+    assert "a shift in a pit has no table" in shift["params"]["shift"][0]
+    assert f"There is no opening count {closer.pk}" in session["params"]["session"][0]
+
+
+def test_records_that_exist_start_the_report_and_queue_it_once(
+    as_pete, rocket, blackstone, pete, dana, django_capture_on_commit_callbacks
+):
+    shift = shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    opener = count(rocket, TableCount.Kind.OPENER, 10_000, dana, pete)
+    asked = [
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "casino": rocket.pit.casino_id,
+                        "tables": [rocket.pk, str(blackstone.pk)], "game": "rocket", "dealer": dana.pk,
+                        "shift": shift.pk, "group": "dealer"}),
+        ("statistics", {"casino": rocket.pit.casino_id, "date": DAY}),
+        ("reconciliation", {"shift": shift.pk}),
+        ("reconciliation", {"session": opener.pk}),
+        ("reconciliation", {"table": rocket.pk, "date_from": DAY, "date_to": DAY}),
+    ]
+
+    with django_capture_on_commit_callbacks() as queued:
+        answers = [start(as_pete, kind, params) for kind, params in asked]
+
+    assert [answer.status_code for answer in answers] == [202] * len(asked)
+    assert Report.objects.count() == len(queued) == len(asked)
+    assert Report.objects.get(kind="house_edge").params["tables"] == sorted([rocket.pk, blackstone.pk])

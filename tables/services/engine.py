@@ -10,10 +10,11 @@ from tables.games import Action, Move, new_game
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
 from tables.games.cards import Shoe as EngineShoe
-from tables.models import CardEvent, Decision, Hand, Receiver
+from tables.models import CardEvent, Decision, Hand, Receiver, Recycle
 
-# Cards the rules never see: burns, and cards counted off but not revealed.
-UNSEEN_BY_RULES = (Receiver.BURN, Receiver.DISCARD)
+# Cards counted off but never revealed (Blackstone) stay out of the replay: they
+# leave the shoe only once the hand is over.
+UNREVEALED = Receiver.DISCARD
 
 
 def seat_keyed(mapping: dict) -> dict:
@@ -43,17 +44,31 @@ def start_engine(hand: Hand) -> Game:
 
 
 def recorded_events(hand: Hand) -> list:
-    cards = CardEvent.objects.filter(hand=hand).exclude(receiver__in=UNSEEN_BY_RULES)
-    return sorted([*cards, *Decision.objects.filter(hand=hand)], key=lambda event: event.seq)
+    cards = CardEvent.objects.filter(hand=hand).exclude(receiver=UNREVEALED)
+    events = [*cards, *Decision.objects.filter(hand=hand), *Recycle.objects.filter(hand=hand)]
+    return sorted(events, key=lambda event: event.seq)
 
 
 def feed(game: Game, events: Iterable) -> Game:
+    """Play the hand's events, in sequence order, into `game`. A recycle refills the engine's
+    shoe with the discards; the burns after it leave the shoe without the rules seeing them."""
     for event in events:
-        if isinstance(event, CardEvent):
-            game.deal(event.rank)
-        else:
+        if isinstance(event, Recycle):
+            game.shoe.remaining, game.shoe.unseen = list(event.ranks), 0
+        elif isinstance(event, Decision):
             game.act(Action.parse(event.action))
+        elif event.receiver == Receiver.BURN:
+            _burn(game.shoe, event.rank)
+        else:
+            game.deal(event.rank)
     return game
+
+
+def _burn(shoe: EngineShoe, rank: int | None) -> None:
+    if rank is None:
+        shoe.unseen += 1
+    else:
+        shoe.take(rank)
 
 
 def engine_for(hand: Hand) -> Game:

@@ -35,7 +35,15 @@ from tables.models import (
 from .engine import engine_for, receiver_for, seat_keyed, unrevealed_after_last_take
 from .idempotency import run_once
 from .seating import open_sessions, player_account
-from .shoes import shoe_card_rank, shoe_known_remaining, shoe_take_position, shoe_unseen
+from .shoes import (
+    shoe_card_rank,
+    shoe_cards_left,
+    shoe_deck,
+    shoe_known_remaining,
+    shoe_recycle,
+    shoe_take_position,
+    shoe_unseen,
+)
 
 
 class HandError(DomainError):
@@ -65,7 +73,9 @@ def hand_record_card(
     """Record the card that left the shoe for whoever the rules say is due one.
 
     A physical shoe needs the keyed `rank`; a system-shuffled shoe gives its
-    next card (a keyed rank must match it).
+    next card (a keyed rank must match it). A shoe whose count says it is empty
+    is first recycled from its discards and burned (`shoe_recycle`): the dealer
+    has shuffled the discard pile and burned before keying this card.
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     work = partial(_record_card, hand.pk, rank, by, device, expected_seq)
@@ -284,6 +294,9 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
     shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
+    if not shoe_cards_left(shoe, shoe_deck(shoe)):
+        shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
+        game = _engine(hand)  # its shoe now holds the recycled deck, less the burn
     rank = shoe_card_rank(shoe, rank)
     try:
         game.shoe.check(rank)
@@ -316,6 +329,30 @@ def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: s
         at=timezone.now(),
     )
     chain_append(card, chain_lock(table=hand.table))
+
+
+def _not_discards(hand: Hand) -> list[int]:
+    """Ranks of the shoe's cards a recycle leaves out: every card on the table in this hand
+    (a folded player's and a replaced pair's too), and the cards kept for score."""
+    on_table = CardEvent.objects.filter(hand=hand).exclude(receiver=Receiver.BURN)
+    return [*on_table.values_list("rank", flat=True), *_kept_for_score(hand)]
+
+
+def _kept_for_score(hand: Hand) -> list[int]:
+    """Pairs: the stacks carried into this hand (Continuous) and the card each earlier hand of
+    the game scored, as far back as the game was dealt from this hand's shoe."""
+    if hand.game != Game.PAIRS:
+        return []
+    kept = [rank for stack in hand.state.get("in_play", {}).values() for rank in stack]
+    going_in = hand.stakes
+    earlier = hand.table.hands.filter(status=Hand.Status.SETTLED, number__lt=hand.number).order_by("-number")
+    for previous in earlier:
+        # Every hand scores points, so scores of nothing going in mean the game began here.
+        if not any(going_in.values()) or previous.shoe_id != hand.shoe_id:
+            break
+        kept.append(previous.settlement["result"]["card"])
+        going_in = previous.stakes
+    return kept
 
 
 def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:

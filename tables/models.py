@@ -269,7 +269,7 @@ class CardEvent(Chained, AppendOnly):
 class Recycle(Chained, AppendOnly):
     """A shoe that ran dry mid-hand, refilled with its discards (RULINGS: single-deck recycling).
 
-    The recycled deck's cards leave the shoe from `position` on, its burn first. `ranks` counts
+    The recycled deck's cards leave the shoe from `shoe_position` on, its burn first. `ranks` counts
     its cards by rank (index 0 unused): the shoe's cards less those on the table in the hand and
     those kept for score. A system shoe commits to the recycled order before its first card, as at
     a shuffle; order and salt are shown once the shoe is retired.
@@ -278,7 +278,7 @@ class Recycle(Chained, AppendOnly):
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="recycles")
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="recycles")
     seq = models.PositiveIntegerField(help_text="Order within the hand.")
-    position = models.PositiveSmallIntegerField(help_text="Shoe position of the recycled deck's first card.")
+    shoe_position = models.PositiveSmallIntegerField(help_text="The recycled deck's first card (its burn).")
     ranks = models.JSONField(help_text="Cards of each rank recycled (index 0 unused): the discards.")
     burned = models.PositiveSmallIntegerField(help_text="Cards burned after the recycle.")
     commitment = models.CharField(max_length=64, blank=True)
@@ -291,7 +291,7 @@ class Recycle(Chained, AppendOnly):
     class Meta(Chained.Meta):
         constraints = Chained.Meta.constraints + [
             models.UniqueConstraint(fields=["hand", "seq"], name="recycle_seq_unique_in_hand"),
-            models.UniqueConstraint(fields=["shoe", "position"], name="recycle_position_unique_in_shoe"),
+            models.UniqueConstraint(fields=["shoe", "shoe_position"], name="recycle_position_unique_in_shoe"),
         ]
 
     @property
@@ -305,7 +305,7 @@ class Recycle(Chained, AppendOnly):
             "shoe": self.shoe_id,
             "hand": self.hand_id,
             "seq": self.seq,
-            "position": self.position,
+            "shoe_position": self.shoe_position,
             "ranks": self.ranks,
             "burned": self.burned,
             "commitment": self.commitment,

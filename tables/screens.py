@@ -44,7 +44,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     cards = list(CardEvent.objects.filter(hand=hand).order_by("seq"))
     decisions = list(Decision.objects.filter(hand=hand).order_by("seq"))
     approvals = list(hand.approvals.order_by("requested_at", "pk"))
-    recycles = list(hand.shoe.recycles.order_by("position"))
+    recycles = list(hand.shoe.recycles.order_by("shoe_position"))
     deck = recycles[-1] if recycles else None
     recycled = [recycle for recycle in recycles if recycle.hand_id == hand.pk]
     game = _replay(hand, cards, decisions, recycled)
@@ -297,7 +297,7 @@ def _shoe(shoe: Shoe, deck: Recycle | None) -> dict[str, Any]:
 
 def _recycled(recycle: Recycle) -> dict[str, Any]:
     return {
-        "position": recycle.position,
+        "position": recycle.shoe_position,
         "cards": recycle.cards,
         "burned": recycle.burned,
         "says": f"Deck recycled from {recycle.cards} discards, {recycle.burned} burned.",

@@ -204,7 +204,7 @@ class RecycleSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Recycle
-        fields = ["hand", "position", "cards", "ranks", "burned", "at", "commitment", "order", "salt"]
+        fields = ["hand", "shoe_position", "cards", "ranks", "burned", "at", "commitment", "order", "salt"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField(), allow_null=True))
     def get_order(self, recycle: Recycle) -> list[int] | None:
@@ -262,7 +262,7 @@ class ShoeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(RecycleSerializer(many=True))
     def get_recycles(self, shoe: Shoe) -> list[dict]:
-        return RecycleSerializer(shoe.recycles.order_by("position"), many=True).data
+        return RecycleSerializer(shoe.recycles.order_by("shoe_position"), many=True).data
 
 
 class ApprovalSerializer(serializers.ModelSerializer):

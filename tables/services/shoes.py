@@ -145,7 +145,7 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
         shoe=shoe,
         hand=hand,
         seq=hand.seq,
-        position=shoe.cards_out + 1,
+        shoe_position=shoe.cards_out + 1,
         ranks=ranks,
         burned=min(shoe.burn, sum(ranks) - 1),
         by=by,
@@ -181,7 +181,7 @@ def _retire(shoe_id: int) -> dict:
 
 def shoe_deck(shoe: Shoe) -> Recycle | None:
     """The shoe's latest recycle, the deck it deals from now (None: its own shuffle)."""
-    return shoe.recycles.order_by("-position").first()
+    return shoe.recycles.order_by("-shoe_position").first()
 
 
 def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:
@@ -190,13 +190,13 @@ def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:
     if recycle is None:
         order, dealt = shoe.order, shoe.cards_out
     else:
-        order, dealt = recycle.order, shoe.cards_out - recycle.position + 1
+        order, dealt = recycle.order, shoe.cards_out - recycle.shoe_position + 1
     return order[dealt] if dealt < len(order) else None
 
 
 def shoe_cards_left(shoe: Shoe, recycle: Recycle | None) -> int:
     """Cards still in the shoe's deck `recycle` (see `shoe_deck`)."""
-    end = recycle.position - 1 + recycle.cards if recycle else DECK_SIZE * shoe.decks
+    end = recycle.shoe_position - 1 + recycle.cards if recycle else DECK_SIZE * shoe.decks
     return end - shoe.cards_out
 
 
@@ -243,4 +243,4 @@ def shoe_unseen(shoe: Shoe) -> int:
 
 def _current_deck_cards(shoe: Shoe):
     recycle = shoe_deck(shoe)
-    return CardEvent.objects.filter(shoe=shoe, shoe_position__gte=recycle.position if recycle else 1)
+    return CardEvent.objects.filter(shoe=shoe, shoe_position__gte=recycle.shoe_position if recycle else 1)

@@ -8,7 +8,8 @@ ledger and with the previous closer. Each term is one grouped query on the tray'
 Cards: for every shoe dealt from in the period, the cards dealt (its card events) plus the cards
 left (the shoe's own count) make its composition, the positions run 1, 2, 3... with no gap, and no
 rank was dealt more often than the shoe holds; a system-shuffled shoe's dealt cards are its
-committed order, card for card, and the commitment verifies; incidents at the table are listed.
+committed order, card for card, and the commitment verifies; a shoe recycled mid-hand is checked
+so deck by deck (its own shuffle, then each recycle); incidents at the table are listed.
 
 Hands: every settled hand replays through the engine from its cards and decisions to what the
 ledger posted (`tables.review.hand_replay_check`), and to its own settlement record; a voided hand

@@ -479,14 +479,14 @@ def test_a_misdeal_asks_for_a_reason_and_files_a_void_request(client, rocket_han
 def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
     rocket_hand, dana, django_assert_num_queries
 ):
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         hand_screen(rocket_hand)
     hand = rocket_hand
     for rank in (5, 6, 2, 9):
         hand = card(hand, rank, dana)
     hand = decide(hand, ("hit",), dana)
 
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         screen = hand_screen(hand)
     assert screen["next"] == {
         "kind": "card",

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from django.core.management import call_command
+from django.db import IntegrityError, connection, transaction
 
 from casino.errors import DomainError
 from tables.api.serializers import ShoeSerializer
@@ -269,3 +270,14 @@ def test_a_starboard_shoe_that_runs_dry_mid_game_recycles_the_earlier_games(pit,
     recycle = Recycle.objects.get()
     assert counted(recycle.ranks) == refilled
     assert recycle.hand.status == Hand.Status.SETTLED and hand_replay_check(recycle.hand)["matches"] is True
+
+
+@pytest.mark.parametrize("sql", ["UPDATE {table} SET device = 'edited'", "DELETE FROM {table}"])
+def test_raw_sql_cannot_edit_or_remove_a_recycle(jammed, dana, sql):
+    card(jammed, 10, dana)
+    with (
+        pytest.raises(IntegrityError, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(sql.format(table=Recycle._meta.db_table))

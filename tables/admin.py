@@ -24,6 +24,7 @@ from .models import (
     IdempotentRequest,
     Incident,
     Pit,
+    Recycle,
     Seat,
     SeatSession,
     Shift,
@@ -238,6 +239,40 @@ class CardEventAdmin(RecordAdmin):
     list_select_related = ["hand__table", "keyed_by"]
     search_fields = ["device", "=hand__number", "shoe__table__name"]
     date_hierarchy = "at"
+
+
+@admin.register(Recycle)
+class RecycleAdmin(RecordAdmin):
+    list_display = ["hand", "seq", "shoe", "shoe_position", "cards", "burned", "by", "device", "at"]
+    list_filter = [
+        "shoe__kind",
+        "hand__game",
+        related_only("hand__table__pit"),
+        related_only("hand__table"),
+        "at",
+    ]
+    list_select_related = ["hand__table", "shoe__table", "by"]
+    search_fields = ["device", "commitment", "=hand__number", "hand__table__name"]
+    date_hierarchy = "at"
+    csv_exclude = ["order", "salt"]  # exported by csv_queryset, and only once the shoe is retired
+
+    def get_exclude(self, request, obj=None):
+        # Like its shoe's, a recycled order stays secret until the shoe is retired.
+        if obj is None or obj.shoe.state != Shoe.State.RETIRED:
+            return ["order", "salt"]
+        return []
+
+    def get_csv_fields(self, request):
+        return [*super().get_csv_fields(request), "order_if_retired", "salt_if_retired"]
+
+    def csv_queryset(self, request, queryset):
+        retired = Q(shoe__state=Shoe.State.RETIRED)
+        return queryset.annotate(
+            order_if_retired=Case(
+                When(retired, then=F("order")), default=Value(None), output_field=JSONField()
+            ),
+            salt_if_retired=Case(When(retired, then=F("salt")), default=Value(""), output_field=CharField()),
+        )
 
 
 @admin.register(Decision)

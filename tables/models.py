@@ -7,8 +7,9 @@ Invariants: a table spreads exactly one game; its limits are whole units with
 0 < minimum <= maximum (Rocket limits are multiples of 10); a shoe holds 1 to 8
 Pairs decks; a table has at most one shoe in play and at most one open hand; a
 seat has at most one open session. Card events and decisions are append-only
-(the database refuses UPDATE and DELETE) and hash-chained per table; within a
-hand they share one sequence (1, 2, 3...), so a replay knows their order.
+(the database refuses UPDATE and DELETE) and hash-chained per table, and so are recycles
+(a shoe that ran dry mid-hand refilled with its discards); within a hand they share one
+sequence (1, 2, 3...), so a replay knows their order.
 """
 
 from django.conf import settings
@@ -260,6 +261,55 @@ class CardEvent(Chained, AppendOnly):
             "hand": self.hand_id,
             "seq": self.seq,
             "keyed_by": self.keyed_by_id,
+            "device": self.device,
+            "at": self.at.isoformat(),
+        }
+
+
+class Recycle(Chained, AppendOnly):
+    """A shoe that ran dry mid-hand, refilled with its discards (RULINGS: single-deck recycling).
+
+    The recycled deck's cards leave the shoe from `shoe_position` on, its burn first. `ranks` counts
+    its cards by rank (index 0 unused): the shoe's cards less those on the table in the hand and
+    those kept for score. A system shoe commits to the recycled order before its first card, as at
+    a shuffle; order and salt are shown once the shoe is retired.
+    """
+
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="recycles")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="recycles")
+    seq = models.PositiveIntegerField(help_text="Order within the hand.")
+    shoe_position = models.PositiveSmallIntegerField(help_text="The recycled deck's first card (its burn).")
+    ranks = models.JSONField(help_text="Cards of each rank recycled (index 0 unused): the discards.")
+    burned = models.PositiveSmallIntegerField(help_text="Cards burned after the recycle.")
+    commitment = models.CharField(max_length=64, blank=True)
+    order = models.JSONField(null=True, blank=True)
+    salt = models.CharField(max_length=64, blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField()
+
+    class Meta(Chained.Meta):
+        constraints = Chained.Meta.constraints + [
+            models.UniqueConstraint(fields=["hand", "seq"], name="recycle_seq_unique_in_hand"),
+            models.UniqueConstraint(fields=["shoe", "shoe_position"], name="recycle_position_unique_in_shoe"),
+        ]
+
+    @property
+    def cards(self) -> int:
+        return sum(self.ranks)
+
+    def chain_content(self) -> dict:
+        # The order and salt stay out: the commitment, chained here, already binds them.
+        return {
+            "record": "recycle",
+            "shoe": self.shoe_id,
+            "hand": self.hand_id,
+            "seq": self.seq,
+            "shoe_position": self.shoe_position,
+            "ranks": self.ranks,
+            "burned": self.burned,
+            "commitment": self.commitment,
+            "by": self.by_id,
             "device": self.device,
             "at": self.at.isoformat(),
         }

@@ -45,6 +45,7 @@ from tables.models import (
     CardEvent,
     Decision,
     Hand,
+    Recycle,
     Shift,
     Table,
     TableCount,
@@ -62,7 +63,7 @@ from tables.services import (
     table_count,
     table_is_open,
 )
-from tables.services.engine import UNSEEN_BY_RULES, feed, start_engine
+from tables.services.engine import UNREVEALED, feed, start_engine
 from tables.services.idempotency import MAX_KEY_LENGTH
 
 POLL_SECONDS = 3  # the pit view shows a table's change within this long
@@ -581,13 +582,12 @@ def dealers_on_shift(table_ids: list[int]) -> dict[int, list[str]]:
 
 def hands_in_progress(table_ids: list[int]) -> dict[int, dict]:
     """The open hand of each table with whose turn it is, replayed from its records
-    (three queries for every hand together, not three per hand)."""
+    (four queries for every hand together, not four per hand)."""
     hands = list(Hand.objects.filter(table_id__in=table_ids, status__in=Hand.OPEN).select_related("shoe"))
     events = defaultdict(list)
-    for card in CardEvent.objects.filter(hand__in=hands).exclude(receiver__in=UNSEEN_BY_RULES):
-        events[card.hand_id].append(card)
-    for decision in Decision.objects.filter(hand__in=hands):
-        events[decision.hand_id].append(decision)
+    cards = CardEvent.objects.filter(hand__in=hands).exclude(receiver=UNREVEALED)
+    for event in [*cards, *Decision.objects.filter(hand__in=hands), *Recycle.objects.filter(hand__in=hands)]:
+        events[event.hand_id].append(event)
     pending = dict(
         ApprovalRequest.objects.filter(hand__in=hands, status=ApprovalRequest.Status.PENDING)
         .values_list("hand", "kind")

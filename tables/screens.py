@@ -2,12 +2,12 @@
 
 Read-only. `hand_screen` rebuilds the hand's rules engine from its records, the
 same replay `engine_for` runs, but reads each kind of record once (its cards,
-its decisions, its approval requests, its seat sessions, the players'
-accounts), so a screen costs a fixed handful of queries whatever the hand's
-length; the answer to a hand's step reads only the last two, the step having
-read and written the rest (`hand_records`). Nothing here writes: ledger
-accounts that do not exist yet read as zero instead of being created. The REST
-API's hand detail returns the same dict.
+its decisions, its recycles, its approval requests, the shoe's latest recycle,
+its seat sessions, the players' accounts), so a screen costs a fixed handful of
+queries whatever the hand's length; the answer to a hand's step reads only the
+last three, the step having read and written the rest (`hand_records`).
+Nothing here writes: ledger accounts that do not exist yet read as zero instead
+of being created. The REST API's hand detail returns the same dict.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
-from tables.games.cards import DECK_SIZE
-from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, SeatSession, Shoe, Table
+from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
+from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
@@ -31,8 +31,9 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     """Everything the tablet shows for `hand` (read with its table and shoe), as the database
     holds it now, or as the service's step that returned it left it."""
     hand_records(hand)
-    cards, approvals = hand.card_list, hand.approval_list
-    game = replay(hand, cards, hand.decision_list)
+    cards, approvals, recycled = hand.card_list, hand.approval_list, hand.recycle_list
+    deck = shoe_deck(hand.shoe)
+    game = replay(hand, cards, hand.decision_list, recycled)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}
@@ -54,8 +55,9 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "pot": extras.get("pot"),
         "scores": extras.get("scores"),
         "turn": game.next.seat if isinstance(game.next, (CardDue, DecisionDue)) else None,
-        "next": _next(game.next, hand.shoe, playable),
-        "shoe": _shoe(hand.shoe),
+        "next": _next(game.next, hand.shoe, deck, playable),
+        "shoe": _shoe(hand.shoe, deck),
+        "recycled": [_recycled(recycle) for recycle in recycled],
         "actions": _actions(game.next, hand) if playable else None,
         "settlement": _settlement(game.next, names) if isinstance(game.next, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
@@ -74,7 +76,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     return {
         "table": _table(table),
         "seats": [_table_seat(number, by_seat.get(number), chips) for number in _seat_numbers(table)],
-        "shoe": _shoe(shoe) if shoe else None,
+        "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
@@ -232,20 +234,20 @@ GAME_EXTRAS = {
 # What comes next
 
 
-def _next(due, shoe: Shoe, playable: bool) -> dict[str, Any]:
+def _next(due, shoe: Shoe, deck: Recycle | None, playable: bool) -> dict[str, Any]:
     if isinstance(due, Finished):
         return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
     if isinstance(due, DecisionDue):
         return {"kind": "decision", "seat": due.seat, "says": f"Seat {due.seat} to act."}
-    place = _next_system_card(shoe) if playable else None
-    return {
-        "kind": "card",
-        "to": due.to,
-        "seat": due.seat,
-        "why": due.why,
-        "says": _card_sentence(due),
-        "place": place,
-    }
+    says = _card_sentence(due)
+    if not shoe_cards_left(shoe, deck):
+        says += (
+            f" The deck is empty: shuffle the discard pile (never a card on the table or kept for"
+            f" score), burn {shoe.burn}, then deal."
+        )
+    # A system shoe shows the dealer the card to place; a physical shoe's order is unknown.
+    place = shoe_next_system_card(shoe, deck) if playable and shoe.kind == Shoe.Kind.SYSTEM else None
+    return {"kind": "card", "to": due.to, "seat": due.seat, "why": due.why, "says": says, "place": place}
 
 
 def _card_sentence(due: CardDue) -> str:
@@ -257,14 +259,7 @@ def _card_sentence(due: CardDue) -> str:
     return f"Next card: {who} ({due.why})."
 
 
-def _next_system_card(shoe: Shoe) -> int | None:
-    """A system-shuffled shoe shows the dealer the card to place; a physical shoe's order is unknown."""
-    if shoe.kind != Shoe.Kind.SYSTEM or shoe.cards_out >= len(shoe.order or []):
-        return None
-    return shoe.order[shoe.cards_out]
-
-
-def _shoe(shoe: Shoe) -> dict[str, Any]:
+def _shoe(shoe: Shoe, deck: Recycle | None) -> dict[str, Any]:
     return {
         "id": shoe.pk,
         "kind": shoe.kind,
@@ -272,10 +267,19 @@ def _shoe(shoe: Shoe) -> dict[str, Any]:
         "decks": shoe.decks,
         "burn": shoe.burn,
         "cards_out": shoe.cards_out,
-        "cards_left": max(shoe.decks * DECK_SIZE - shoe.cards_out, 0),
+        "cards_left": shoe_cards_left(shoe, deck),
         "cut_position": shoe.cut_position,
         "cut_card_out": shoe.cut_card_out,
         "in_play": shoe.state == Shoe.State.IN_PLAY,
+    }
+
+
+def _recycled(recycle: Recycle) -> dict[str, Any]:
+    return {
+        "position": recycle.shoe_position,
+        "cards": recycle.cards,
+        "burned": recycle.burned,
+        "says": f"Deck recycled from {recycle.cards} discards, {recycle.burned} burned.",
     }
 
 

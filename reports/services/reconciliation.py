@@ -8,7 +8,8 @@ ledger and with the previous closer. Each term is one grouped query on the tray'
 Cards: for every shoe dealt from in the period, the cards dealt (its card events) plus the cards
 left (the shoe's own count) make its composition, the positions run 1, 2, 3... with no gap, and no
 rank was dealt more often than the shoe holds; a system-shuffled shoe's dealt cards are its
-committed order, card for card, and the commitment verifies; incidents at the table are listed.
+committed order, card for card, and the commitment verifies; a shoe recycled mid-hand is checked
+so deck by deck (its own shuffle, then each recycle); incidents at the table are listed.
 
 Hands: every settled hand replays through the engine from its cards and decisions to what the
 ledger posted (`tables.review.hand_replay_check`), and to its own settlement record; a voided hand
@@ -21,7 +22,9 @@ Every finding names the hand, shoe or table and links to its page.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db.models import Count, Max, Min, Q, Sum
@@ -33,9 +36,9 @@ from reports.periods import days_bounds
 from reports.services.house_edge import Progress
 from reports.services.links import admin_url, hand_url, shoe_url, table_url
 from tables.games.cards import composition
-from tables.models import CardEvent, Hand, Incident, Shift, Shoe, Table, TableCount
+from tables.models import CardEvent, Hand, Incident, Recycle, Shift, Shoe, Table, TableCount
 from tables.review import hand_replay_check, posted_results
-from tables.services.shoes import shoe_commitment
+from tables.services.shoes import shoe_cards_left, shoe_commitment
 
 PROGRESS_EVERY = 50  # hands replayed between two progress updates
 
@@ -245,6 +248,30 @@ def cards_section(table: Table, start: datetime, end: datetime) -> tuple[dict, l
     return {"shoes": entries, "incidents": listed}, findings
 
 
+@dataclass(frozen=True)
+class _Deck:
+    """What a shoe dealt from, in turn: its own shuffle, then each recycle of its discards."""
+
+    name: str
+    start: int  # shoe position of its first card
+    ranks: tuple[int, ...]  # cards of each rank it holds (index 0 unused)
+    order: list[int] | None
+    salt: str
+    commitment: str
+
+    @property
+    def end(self) -> int:
+        return self.start + sum(self.ranks) - 1
+
+
+def _decks(shoe: Shoe, recycles: list[Recycle]) -> list[_Deck]:
+    own = _Deck("the shoe", 1, composition(shoe.decks), shoe.order, shoe.salt, shoe.commitment)
+    return [own] + [
+        _Deck(f"recycle {n}", r.shoe_position, tuple(r.ranks), r.order, r.salt, r.commitment)
+        for n, r in enumerate(recycles, 1)
+    ]
+
+
 def _shoe_check(shoe: Shoe, totals: dict, ranks: dict[int, int]) -> tuple[dict, list[dict]]:
     full = composition(shoe.decks)
     dealt, top = totals.get("dealt", 0), totals.get("top") or 0
@@ -261,13 +288,19 @@ def _shoe_check(shoe: Shoe, totals: dict, ranks: dict[int, int]) -> tuple[dict, 
                 link,
             )
         )
-    for rank, count in sorted(ranks.items()):
-        if count > full[rank]:
+    recycles = list(shoe.recycles.order_by("shoe_position"))
+    decks = _decks(shoe, recycles)
+    dealt_by_deck = _dealt_by_deck(shoe, decks) if recycles else [ranks]
+    for deck, deck_ranks in zip(decks, dealt_by_deck, strict=True):
+        problems += _deck_check(deck, deck_ranks, where, link)
+    for before, deck in zip(decks, decks[1:], strict=False):
+        if deck.start != before.end + 1:
             problems.append(
                 finding(
-                    "cards", where, f"{count} cards of rank {rank} dealt; the shoe holds {full[rank]}", link
+                    "cards", where, f"{deck.name} began at card {deck.start}, not once {before.name} "
+                    f"ran dry after card {before.end}", link,
                 )
-            )
+            )  # fmt: skip
     entry = {
         "shoe": shoe.pk,
         "kind": shoe.kind,
@@ -275,13 +308,34 @@ def _shoe_check(shoe: Shoe, totals: dict, ranks: dict[int, int]) -> tuple[dict, 
         "composition": sum(full),
         "dealt": dealt,
         "face_down": totals.get("face_down", 0),
-        "left": sum(full) - shoe.cards_out,
+        "recycles": len(recycles),
+        "left": shoe_cards_left(shoe, recycles[-1] if recycles else None),
         "link": link,
     }
     if shoe.kind == Shoe.Kind.SYSTEM:
-        entry["commitment_verifies"], system_problems = _system_check(shoe, ranks, where, link)
+        entry["commitment_verifies"], system_problems = _system_check(shoe, decks, dealt_by_deck, where, link)
         problems += system_problems
     return entry, problems
+
+
+def _dealt_by_deck(shoe: Shoe, decks: list[_Deck]) -> list[dict[int, int]]:
+    """Ranks seen per deck of a shoe that was recycled."""
+    starts = [deck.start for deck in decks]
+    counts = [defaultdict(int) for _ in decks]
+    for position, rank in CardEvent.objects.filter(shoe=shoe, rank__isnull=False).values_list(
+        "shoe_position", "rank"
+    ):
+        counts[bisect_right(starts, position) - 1][rank] += 1
+    return counts
+
+
+def _deck_check(deck: _Deck, ranks: dict[int, int], where: str, link: str) -> list[dict]:
+    return [
+        finding("cards", where, f"{count} cards of rank {rank} dealt from {deck.name}; it holds "
+                f"{deck.ranks[rank]}", link)
+        for rank, count in sorted(ranks.items())
+        if count > deck.ranks[rank]
+    ]  # fmt: skip
 
 
 def _missing_positions(shoe: Shoe) -> list[int]:
@@ -294,41 +348,53 @@ def _short(positions: list[int]) -> str:
     return shown + (f" and {len(positions) - 10} more" if len(positions) > 10 else "")
 
 
-def _system_check(shoe: Shoe, ranks: dict[int, int], where: str, link: str) -> tuple[bool, list[dict]]:
-    """The commitment verifies; the cards dealt are the order's first cards; dealt + left per rank."""
-    order, problems = shoe.order or [], []
-    verifies = bool(order) and shoe_commitment(order, shoe.salt) == shoe.commitment
-    if not verifies:
-        problems.append(
-            finding("cards", where, "the shoe's order and salt do not hash to its commitment", link)
-        )
-    full = composition(shoe.decks)
-    left = defaultdict(int)
-    for rank in order[shoe.cards_out :]:
-        left[rank] += 1
-    for rank in range(1, len(full)):
-        if order and ranks.get(rank, 0) + left[rank] != full[rank]:
+def _system_check(
+    shoe: Shoe, decks: list[_Deck], dealt_by_deck: list[dict[int, int]], where: str, link: str
+) -> tuple[bool, list[dict]]:
+    """Each deck's commitment verifies; each card dealt is its deck's order at that place; per
+    rank, dealt + left in the order = what the deck holds."""
+    problems, verifies = [], True
+    for deck, dealt in zip(decks, dealt_by_deck, strict=True):
+        if not deck.order or shoe_commitment(deck.order, deck.salt) != deck.commitment:
+            verifies = False
             problems.append(
-                finding(
-                    "cards",
-                    where,
-                    f"rank {rank}: {ranks.get(rank, 0)} dealt + {left[rank]} "
-                    f"left is not the {full[rank]} the shoe holds",
-                    link,
-                )
+                finding("cards", where, f"{deck.name}'s order and salt do not hash to its commitment", link)
             )
+        if deck.order:
+            problems += _ranks_check(shoe, deck, dealt, where, link)
+    starts = [deck.start for deck in decks]
     positions = CardEvent.objects.filter(shoe=shoe).values_list("shoe_position", "rank", "hand_id")
     for position, rank, hand_id in positions.order_by("shoe_position"):
-        if position <= len(order) and rank != order[position - 1]:
+        deck = decks[bisect_right(starts, position) - 1]
+        order = deck.order or []
+        expected = order[position - deck.start] if position - deck.start < len(order) else None
+        if expected is not None and rank != expected:
             problems.append(
                 finding(
                     "cards",
                     where,
-                    f"card {position} was recorded as {rank}; the shoe's order has {order[position - 1]}",
+                    f"card {position} was recorded as {rank}; {deck.name}'s order has {expected}",
                     hand_url(hand_id) if hand_id else link,
                 )
             )
     return verifies, problems
+
+
+def _ranks_check(shoe: Shoe, deck: _Deck, dealt: dict[int, int], where: str, link: str) -> list[dict]:
+    left = defaultdict(int)
+    for rank in deck.order[min(shoe.cards_out, deck.end) - deck.start + 1 :]:
+        left[rank] += 1
+    return [
+        finding(
+            "cards",
+            where,
+            f"{deck.name}, rank {rank}: {dealt.get(rank, 0)} dealt + {left[rank]} "
+            f"left is not the {deck.ranks[rank]} it holds",
+            link,
+        )
+        for rank in range(1, len(deck.ranks))
+        if dealt.get(rank, 0) + left[rank] != deck.ranks[rank]
+    ]
 
 
 # Hands

@@ -10,9 +10,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tables.games import Move
-from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, RANKS
-from tables.models import ApprovalRequest, Game, Hand, SeatSession, Shoe, Table
-from tables.services.shoes import DEFAULT_BURN, MAX_BURN
+from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
+from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shoe, Table
+from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
 # The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
@@ -197,9 +197,33 @@ class TableDetailSerializer(TableSerializer):
         return SeatSessionSerializer(self.context["seated"], many=True, context=self.context).data
 
 
+class RecycleSerializer(serializers.ModelSerializer):
+    cards = serializers.IntegerField(read_only=True, help_text="Discards recycled.")
+    order = serializers.SerializerMethodField(help_text="A system shoe's recycled order, once it is retired.")
+    salt = serializers.SerializerMethodField(help_text="A system shoe's recycle salt, once it is retired.")
+
+    class Meta:
+        model = Recycle
+        fields = ["hand", "shoe_position", "cards", "ranks", "burned", "at", "commitment", "order", "salt"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField(), allow_null=True))
+    def get_order(self, recycle: Recycle) -> list[int] | None:
+        return recycle.order if _revealed(recycle.shoe) else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_salt(self, recycle: Recycle) -> str | None:
+        return recycle.salt if _revealed(recycle.shoe) else None
+
+
+def _revealed(shoe: Shoe) -> bool:
+    # Shown only once the shoe is out of play: earlier it would tell the next cards.
+    return shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM
+
+
 class ShoeSerializer(serializers.ModelSerializer):
     cards_left = serializers.SerializerMethodField(help_text="Cards still in the shoe.")
     order = serializers.SerializerMethodField(help_text="A system shoe's card order, once it is retired.")
+    recycles = serializers.SerializerMethodField(help_text="Decks recycled from the discards mid-hand.")
     salt = serializers.SerializerMethodField(help_text="A system shoe's salt, once it is retired.")
 
     class Meta:
@@ -221,20 +245,24 @@ class ShoeSerializer(serializers.ModelSerializer):
             "commitment",
             "order",
             "salt",
+            "recycles",
         ]
 
     @extend_schema_field(OpenApiTypes.INT)
     def get_cards_left(self, shoe: Shoe) -> int:
-        return DECK_SIZE * shoe.decks - shoe.cards_out
+        return shoe_cards_left(shoe, shoe_deck(shoe))
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField(), allow_null=True))
     def get_order(self, shoe: Shoe) -> list[int] | None:
-        # Shown only once the shoe is out of play: earlier it would tell the next cards.
-        return shoe.order if shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM else None
+        return shoe.order if _revealed(shoe) else None
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_salt(self, shoe: Shoe) -> str | None:
-        return shoe.salt if shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM else None
+        return shoe.salt if _revealed(shoe) else None
+
+    @extend_schema_field(RecycleSerializer(many=True))
+    def get_recycles(self, shoe: Shoe) -> list[dict]:
+        return RecycleSerializer(shoe.recycles.order_by("shoe_position"), many=True).data
 
 
 class ApprovalSerializer(serializers.ModelSerializer):
@@ -315,6 +343,13 @@ class ScreenShoeSerializer(serializers.Serializer):
     in_play = serializers.BooleanField()
 
 
+class ScreenRecycleSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="Shoe position of the recycled deck's first card.")
+    cards = serializers.IntegerField(help_text="Discards shuffled into the new deck.")
+    burned = serializers.IntegerField()
+    says = serializers.CharField(help_text='E.g. "Deck recycled from 30 discards, 5 burned."')
+
+
 class ScreenActionsSerializer(serializers.Serializer):
     """The legal decisions of the seat to act; post one to /api/hands/{id}/decisions/."""
 
@@ -381,6 +416,7 @@ class HandScreenSerializer(serializers.Serializer):
     turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
     next = ScreenNextSerializer()
     shoe = ScreenShoeSerializer()
+    recycled = ScreenRecycleSerializer(many=True, help_text="The shoe ran dry in this hand: decks recycled.")
     actions = ScreenActionsSerializer(allow_null=True)
     settlement = ScreenSettlementSerializer(allow_null=True)
     approvals = ScreenApprovalSerializer(many=True)

@@ -12,10 +12,11 @@ from tables.games import Action, Move, new_game
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
 from tables.games.cards import Shoe as EngineShoe
-from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Receiver
+from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Receiver, Recycle
 
-# Cards the rules never see: burns, and cards counted off but not revealed.
-UNSEEN_BY_RULES = (Receiver.BURN, Receiver.DISCARD)
+# Cards counted off but never revealed (Blackstone) stay out of the replay: they
+# leave the shoe only once the hand is over.
+UNREVEALED = Receiver.DISCARD
 
 
 def seat_keyed(mapping: dict) -> dict:
@@ -56,13 +57,15 @@ def start_engine(hand: Hand) -> Game:
 HAND_RECORDS = (
     Prefetch("cards", CardEvent.objects.order_by("seq"), to_attr="card_list"),
     Prefetch("decisions", Decision.objects.order_by("seq"), to_attr="decision_list"),
+    Prefetch("recycles", Recycle.objects.order_by("seq"), to_attr="recycle_list"),
     Prefetch("approvals", ApprovalRequest.objects.order_by("requested_at", "pk"), to_attr="approval_list"),
 )
+RECORD_LISTS = [prefetch.to_attr for prefetch in HAND_RECORDS]
 
 
 def hand_records(hand: Hand) -> Hand:
-    """`hand` with its cards, decisions and approval requests in order (`card_list`,
-    `decision_list`, `approval_list`), each kind read once.
+    """`hand` with its cards, decisions, recycles and approval requests in order (`card_list`,
+    `decision_list`, `recycle_list`, `approval_list`), each kind read once.
 
     A hand that already holds them keeps them: a service's step sets them to what it read and
     wrote under the hand's lock, so its answer screen reads none of them again. Like any model
@@ -72,30 +75,53 @@ def hand_records(hand: Hand) -> Hand:
     return hand
 
 
+def hand_records_again(hand: Hand) -> Hand:
+    """Read the hand's records again, after a step wrote some it did not keep (a recycle)."""
+    for name in RECORD_LISTS:
+        hand.__dict__.pop(name, None)
+    return hand_records(hand)
+
+
 def hand_records_none(hand: Hand) -> Hand:
     """A hand just created: it has no records yet."""
-    hand.card_list, hand.decision_list, hand.approval_list = [], [], []
+    for name in RECORD_LISTS:
+        setattr(hand, name, [])
     return hand
 
 
-def replay(hand: Hand, cards: Iterable[CardEvent], decisions: Iterable[Decision]) -> Game:
+def replay(hand: Hand, cards: Iterable[CardEvent], decisions: Iterable[Decision],
+           recycles: Iterable[Recycle]) -> Game:
     """The hand's game fed with these records of it (raises IllegalAction if they do not replay)."""
-    seen = [card for card in cards if card.receiver not in UNSEEN_BY_RULES]
-    return feed(start_engine(hand), sorted([*seen, *decisions], key=lambda event: event.seq))
+    dealt = [card for card in cards if card.receiver != UNREVEALED]
+    return feed(start_engine(hand), sorted([*dealt, *decisions, *recycles], key=lambda event: event.seq))
 
 
 def feed(game: Game, events: Iterable) -> Game:
+    """Play the hand's events, in sequence order, into `game`. A recycle refills the engine's
+    shoe with the discards; the burns after it leave the shoe without the rules seeing them."""
     for event in events:
-        if isinstance(event, CardEvent):
-            game.deal(event.rank)
-        else:
+        if isinstance(event, Recycle):
+            game.shoe.remaining, game.shoe.unseen = list(event.ranks), 0
+        elif isinstance(event, Decision):
             game.act(Action.parse(event.action))
+        elif event.receiver == Receiver.BURN:
+            _burn(game.shoe, event.rank)
+        else:
+            game.deal(event.rank)
     return game
+
+
+def _burn(shoe: EngineShoe, rank: int | None) -> None:
+    if rank is None:
+        shoe.unseen += 1
+    else:
+        shoe.take(rank)
 
 
 def engine_for(hand: Hand) -> Game:
     """The hand's game as its records in the database leave it."""
-    return replay(hand, CardEvent.objects.filter(hand=hand), Decision.objects.filter(hand=hand))
+    records = (model.objects.filter(hand=hand) for model in (CardEvent, Decision, Recycle))
+    return replay(hand, *records)
 
 
 def unrevealed_after_last_take(transcript: list) -> int:

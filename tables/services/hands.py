@@ -35,6 +35,7 @@ from tables.models import (
 
 from .engine import (
     hand_records,
+    hand_records_again,
     hand_records_none,
     plain,
     receiver_for,
@@ -44,7 +45,15 @@ from .engine import (
 )
 from .idempotency import run_once
 from .seating import open_sessions
-from .shoes import shoe_card_rank, shoe_known_remaining, shoe_take_position, shoe_unseen
+from .shoes import (
+    shoe_card_rank,
+    shoe_cards_left,
+    shoe_deck,
+    shoe_known_remaining,
+    shoe_recycle,
+    shoe_take_position,
+    shoe_unseen,
+)
 
 
 class HandError(DomainError):
@@ -73,7 +82,9 @@ def hand_record_card(
     """Record the card that left the shoe for whoever the rules say is due one.
 
     A physical shoe needs the keyed `rank`; a system-shuffled shoe gives its
-    next card (a keyed rank must match it).
+    next card (a keyed rank must match it). A shoe whose count says it is empty
+    is first recycled from its discards and burned (`shoe_recycle`): the dealer
+    has shuffled the discard pile and burned before keying this card.
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
@@ -142,7 +153,7 @@ def _engine(hand: Hand):
     """The locked hand's game, replayed from its records (read once: `hand_records`)."""
     hand_records(hand)
     try:
-        return replay(hand, hand.card_list, hand.decision_list)
+        return replay(hand, hand.card_list, hand.decision_list, hand.recycle_list)
     except IllegalAction as error:  # records that no longer replay: never expected
         raise HandError(f"Hand {hand.number}'s records do not replay: {error}") from error
 
@@ -320,6 +331,9 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
     shoe = hand.shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
+    if not shoe_cards_left(shoe, shoe_deck(shoe)):
+        shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
+        game = _engine(hand_records_again(hand))  # its shoe now holds the recycled deck, less the burn
     rank = shoe_card_rank(shoe, rank)
     try:
         game.shoe.check(rank)
@@ -353,6 +367,30 @@ def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: s
     )
     chain_append(card, chain_lock(table=hand.table))
     hand.card_list.append(card)
+
+
+def _not_discards(hand: Hand) -> list[int]:
+    """Ranks of the shoe's cards a recycle leaves out: every card on the table in this hand
+    (a folded player's and a replaced pair's too), and the cards kept for score."""
+    on_table = [card.rank for card in hand.card_list if card.receiver != Receiver.BURN]
+    return [*on_table, *_kept_for_score(hand)]
+
+
+def _kept_for_score(hand: Hand) -> list[int]:
+    """Pairs: the stacks carried into this hand (Continuous) and the card each earlier hand of
+    the game scored, as far back as the game was dealt from this hand's shoe."""
+    if hand.game != Game.PAIRS:
+        return []
+    kept = [rank for stack in hand.state.get("in_play", {}).values() for rank in stack]
+    going_in = hand.stakes
+    earlier = hand.table.hands.filter(status=Hand.Status.SETTLED, number__lt=hand.number).order_by("-number")
+    for previous in earlier:
+        # Every hand scores points, so scores of nothing going in mean the game began here.
+        if not any(going_in.values()) or previous.shoe_id != hand.shoe_id:
+            break
+        kept.append(previous.settlement["result"]["card"])
+        going_in = previous.stakes
+    return kept
 
 
 def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:

@@ -4,6 +4,11 @@ A system-shuffled shoe commits to its order before the first card leaves it:
 SHA-256 over the order and a random salt, both revealed when it retires, so an
 auditor can check every card it dealt. A physical shoe's order is unknown; the
 dealer keys each card and the system refuses a rank the shoe cannot hold.
+
+A shoe that runs dry mid-hand is recycled (RULINGS): its discards, every card
+not on the table in the hand nor kept for score, become the shoe's next deck,
+shuffled (a system shoe commits to that order too) and burned; card positions
+run on. What the shoe can still hold is counted from its latest deck.
 """
 
 import hashlib
@@ -17,7 +22,7 @@ from django.utils import timezone
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
-from tables.models import CardEvent, Game, Hand, Receiver, Shoe, Table
+from tables.models import CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
 from .idempotency import run_once
 
@@ -75,7 +80,7 @@ def _start(table_id: int, decks: int, kind: str, burn: int, by, device: str) -> 
     if table.game == Game.ROCKET:
         shoe.cut_position = round(float(shoe.penetration) * DECK_SIZE * decks)
     if kind == Shoe.Kind.SYSTEM:
-        shoe.order = _shuffled(decks)
+        shoe.order = _shuffled(composition(decks))
         shoe.salt = secrets.token_hex(32)
         shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
     shoe.save()
@@ -98,25 +103,63 @@ def _check_shoe(table: Table, decks: int, kind: str, burn: int) -> None:
         raise ShoeError(f"Burn 0 to {MAX_BURN} cards after a shuffle, not {burn!r}.")
 
 
-def _shuffled(decks: int) -> list[int]:
-    counts = composition(decks)
+def _shuffled(counts) -> list[int]:
     order = [rank for rank in range(1, 11) for _ in range(counts[rank])]
     _system_random.shuffle(order)
     return order
 
 
-def _append_burn(table: Table, shoe: Shoe, by, device: str) -> None:
+def _append_burn(table: Table, shoe: Shoe, by, device: str, hand: Hand | None = None) -> None:
     rank = shoe_card_rank(shoe, None, face_down=True)
+    if hand is not None:
+        hand.seq += 1
     card = CardEvent(
         shoe=shoe,
         shoe_position=shoe_take_position(shoe),
         rank=rank,
         receiver=Receiver.BURN,
+        hand=hand,
+        seq=hand.seq if hand else None,
         keyed_by=by,
         device=device,
         at=timezone.now(),
     )
     chain_append(card, chain_lock(table=table))
+
+
+def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) -> Recycle:
+    """Refill the dry shoe (locked by the caller, who saves it) with its discards: every card
+    but the ranks `held` (on the table in `hand` or kept for score). Shuffle them, commit to a
+    system shoe's order, then burn as after any shuffle, leaving at least the card that is due.
+    The recycle and its burns take the hand's next sequence numbers."""
+    ranks = list(composition(shoe.decks))
+    for rank in held:
+        ranks[rank] -= 1
+    if not any(ranks):
+        raise ShoeError(
+            "The shoe is empty and every card is on the table or kept for score: "
+            "there are no discards to shuffle. Void the hand."
+        )
+    hand.seq += 1
+    recycle = Recycle(
+        shoe=shoe,
+        hand=hand,
+        seq=hand.seq,
+        shoe_position=shoe.cards_out + 1,
+        ranks=ranks,
+        burned=min(shoe.burn, sum(ranks) - 1),
+        by=by,
+        device=device,
+        at=timezone.now(),
+    )
+    if shoe.kind == Shoe.Kind.SYSTEM:
+        recycle.order = _shuffled(ranks)
+        recycle.salt = secrets.token_hex(32)
+        recycle.commitment = shoe_commitment(recycle.order, recycle.salt)
+    chain_append(recycle, chain_lock(table=hand.table))
+    for _ in range(recycle.burned):
+        _append_burn(hand.table, shoe, by, device, hand)
+    return recycle
 
 
 def _retire_idle(shoe_id: int) -> dict:
@@ -136,13 +179,34 @@ def _retire(shoe_id: int) -> dict:
     return {"shoe": shoe.pk}
 
 
+def shoe_deck(shoe: Shoe) -> Recycle | None:
+    """The shoe's latest recycle, the deck it deals from now (None: its own shuffle)."""
+    return shoe.recycles.order_by("-shoe_position").first()
+
+
+def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:
+    """A system shoe's next card in the committed order of its deck `recycle` (see
+    `shoe_deck`); None once that deck is dry."""
+    if recycle is None:
+        order, dealt = shoe.order, shoe.cards_out
+    else:
+        order, dealt = recycle.order, shoe.cards_out - recycle.shoe_position + 1
+    return order[dealt] if dealt < len(order) else None
+
+
+def shoe_cards_left(shoe: Shoe, recycle: Recycle | None) -> int:
+    """Cards still in the shoe's deck `recycle` (see `shoe_deck`)."""
+    end = recycle.shoe_position - 1 + recycle.cards if recycle else DECK_SIZE * shoe.decks
+    return end - shoe.cards_out
+
+
 def shoe_card_rank(shoe: Shoe, keyed: int | None, *, face_down: bool = False) -> int | None:
     """The rank of the shoe's next card: the system shoe's next in order (a keyed
     rank must match it), or what the dealer keyed (None when face down)."""
     if shoe.kind == Shoe.Kind.SYSTEM:
-        if shoe.cards_out >= len(shoe.order):
+        rank = shoe_next_system_card(shoe, shoe_deck(shoe))
+        if rank is None:
             raise ShoeError("The shoe is empty.")
-        rank = shoe.order[shoe.cards_out]
         if keyed is not None and keyed != rank:
             raise ShoeError(f"The shoe's next card is a {rank}, not a {keyed}: place the card shown.")
         return rank
@@ -161,14 +225,22 @@ def shoe_take_position(shoe: Shoe) -> int:
 
 
 def shoe_known_remaining(shoe: Shoe) -> list[int]:
-    """Cards of each rank (index 0 unused) the shoe can still hold, given the ranks seen."""
-    remaining = list(composition(shoe.decks))
-    seen = CardEvent.objects.filter(shoe=shoe, rank__isnull=False).values("rank").annotate(n=Count("id"))
-    for row in seen:
+    """Cards of each rank (index 0 unused) the shoe can still hold, given the ranks seen
+    since its latest shuffle or recycle."""
+    recycle = shoe_deck(shoe)
+    remaining = list(recycle.ranks if recycle else composition(shoe.decks))
+    seen = _current_deck_cards(shoe).filter(rank__isnull=False).values("rank").annotate(n=Count("id"))
+    for row in seen.order_by():
         remaining[row["rank"]] -= row["n"]
     return remaining
 
 
 def shoe_unseen(shoe: Shoe) -> int:
-    """Cards that left the shoe face down (a physical shoe's burns and unrevealed cards)."""
-    return CardEvent.objects.filter(shoe=shoe, rank__isnull=True).count()
+    """Cards of the current deck that left the shoe face down (a physical shoe's burns and
+    unrevealed cards)."""
+    return _current_deck_cards(shoe).filter(rank__isnull=True).count()
+
+
+def _current_deck_cards(shoe: Shoe):
+    recycle = shoe_deck(shoe)
+    return CardEvent.objects.filter(shoe=shoe, shoe_position__gte=recycle.shoe_position if recycle else 1)

@@ -26,6 +26,7 @@ from tables.models import (
     IdempotentRequest,
     Incident,
     Pit,
+    Recycle,
     Seat,
     SeatSession,
     Shoe,
@@ -44,7 +45,8 @@ from tables.services import (
     shift_start,
     table_count,
 )
-from tests.tables.conftest import key, open_table, person, play, seat
+from tests.tables.conftest import card, key, open_table, person, play, seat
+from tests.tables.test_recycle import REPLACED, TIES
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +58,7 @@ READ_ONLY = [
     Chain,
     CardEvent,
     Decision,
+    Recycle,
     Incident,
     AuditEvent,
     Hand,
@@ -123,6 +126,11 @@ def floor(db):
     approval_decide(request=request, by=paul, approve=True, reason="Seen on camera", key=key())
     fill = fill_request(table=rocket, denominations={"25": 8}, by=dana, secret="dana-password", key=key())
     approval_decide(request=fill, by=pete, approve=True, secret="pete-password", key=key())
+    pairs = open_table(pit, pete, Game.PAIRS, "Pairs 1", 1, 100)
+    seat(pairs, 1, 100, dana), seat(pairs, 2, 100, dana)
+    jammed = hand_start(table=pairs, by=dana, key=key())
+    for rank in [*TIES, *REPLACED, 10, 9]:  # the deck runs dry twice: two recycles
+        jammed = card(jammed, rank, dana)
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")

@@ -8,6 +8,7 @@ from reports.models import Report
 from reports.periods import today
 from tables.models import CardEvent, Incident, Shoe
 from tables.services import hand_start, shift_end, shift_start, shoe_retire, shoe_start
+from tests.tables.test_recycle import play_system_pairs
 
 from .conftest import count, key, lifting_protection, open_table, play_out, rocket_hands, run, seat, seated
 
@@ -129,6 +130,19 @@ def test_a_system_shoe_deals_its_committed_order_and_its_commitment_verifies(pit
     result = reconcile(table=table.pk)
 
     assert result["findings"] == [] and result["cards"]["shoes"][0]["commitment_verifies"]
+
+
+def test_a_system_shoe_recycled_mid_hand_reconciles_deck_by_deck(pit, pete, dana):
+    table = open_table(pit, pete, "pairs", "Pairs 9", 1, 100, {"ending": "cutchfeld"}, kind=Shoe.Kind.SYSTEM)
+    seated(table, dana)  # findings mean a recycled deck that does not add up
+    play_system_pairs(table, dana)
+    shoe_retire(shoe=table.shoes.get(), by=pete, key=key())
+
+    result = reconcile(table=table.pk)
+
+    shoe = result["cards"]["shoes"][0]
+    assert result["findings"] == [] and shoe["commitment_verifies"] and shoe["recycles"] >= 1
+    assert shoe["dealt"] > 55 and result["hands"]["replayed"] == table.hands.count()
 
 
 def test_a_changed_order_no_longer_verifies_and_its_dealt_cards_no_longer_match(pit, pete, dana):

@@ -546,13 +546,18 @@ class TableMachine(RuleBasedStateMachine):
         else:
             self.act(hand, self.legal_decision(game.next, data), refused=False)
 
-    def next_card(self, hand: Hand, game, data) -> tuple[int | None, bool]:
-        """A rank the shoe can give (None: the system shoe's next card), and whether the shoe is empty."""
+    def next_card(self, hand: Hand, game, data) -> tuple[int | None, bool | None]:
+        """A rank the shoe can give (None: the system shoe's next card), and whether it is refused:
+        a dry shoe is recycled from its discards, or refused when there are none (None: either)."""
         shoe = Shoe.objects.get(pk=hand.shoe_id)
+        deck = shoe_service.shoe_deck(shoe)
+        if not shoe_service.shoe_cards_left(shoe, deck):
+            possible = [rank for rank in range(1, 11) if game.shoe.remaining[rank]]  # in the discards too
+            keyed = shoe.kind == Shoe.Kind.PHYSICAL and possible
+            return (data.draw(st.sampled_from(possible), label="rank") if keyed else None), None
         if shoe.kind == Shoe.Kind.SYSTEM:
-            if shoe.cards_out >= len(shoe.order):
-                return None, True
-            return data.draw(st.sampled_from([None, shoe.order[shoe.cards_out]]), label="rank"), False
+            due = shoe_service.shoe_next_system_card(shoe, deck)
+            return data.draw(st.sampled_from([None, due]), label="rank"), False
         possible = [rank for rank in range(1, 11) if game.shoe.remaining[rank]]
         return data.draw(st.sampled_from(possible), label="rank"), False
 
@@ -602,8 +607,11 @@ class TableMachine(RuleBasedStateMachine):
         """A card when none is due, a rank the shoe cannot give, or not the system shoe's next card."""
         game = engine_for(hand)
         shoe = Shoe.objects.get(pk=hand.shoe_id)
-        if shoe.kind == Shoe.Kind.SYSTEM:
-            due = shoe.order[shoe.cards_out] if shoe.cards_out < len(shoe.order) else None
+        deck = shoe_service.shoe_deck(shoe)
+        if not shoe_service.shoe_cards_left(shoe, deck):
+            wrong = [rank for rank in BAD_RANKS if rank is not None]  # the recycled deck is not known yet
+        elif shoe.kind == Shoe.Kind.SYSTEM:
+            due = shoe_service.shoe_next_system_card(shoe, deck)
             wrong = [rank for rank in range(1, 12) if rank != due]
         else:
             wrong = [rank for rank in range(1, 11) if not game.shoe.remaining[rank]] + list(BAD_RANKS)

@@ -58,7 +58,6 @@ BUY_IN = 1_000_000  # units: no player runs out during a run
 TRAY = 100_000_000
 DECKS = {"rocket": 8, "blackstone": 1, "starboard": 1, "pairs": 1}
 REQUEST_TIMEOUT = 30.0
-SINGLE_DECK_LOW = 30  # cards: below this a Pairs or Starboard dealer shuffles a new deck between hands
 
 
 # The tablets
@@ -136,12 +135,12 @@ class Tablet:
             self.hand = answer.body
 
     def _shoe_done(self, shoe: dict) -> bool:
-        """Blackstone deals every game from a fresh deck; Rocket reshuffles at the cut card. The
-        table service does not yet recycle a single deck that runs dry mid-hand (Pairs, Starboard),
-        so the dealer shuffles between hands when a hand's worth may not be left (docs/records.md)."""
-        if self.game in ("pairs", "starboard"):
-            return shoe["cards_left"] < SINGLE_DECK_LOW
-        return self.game == "blackstone" or shoe["cut_card_out"]
+        """Blackstone and Starboard deal every game from a freshly shuffled deck; Rocket reshuffles
+        at the cut card; Pairs deals on from its one deck, which the table recycles from the
+        discards when it runs dry mid-hand (docs/records.md)."""
+        if self.game == "rocket":
+            return shoe["cut_card_out"]
+        return self.game in ("blackstone", "starboard")
 
     def _refused(self, answer: Answer) -> None:
         """A refusal the floor expects (the shoe is done); anything else stays in the figures."""

@@ -190,7 +190,8 @@ def actions_unaccounted(tablets: list[Tablet]) -> list[str]:
     decision_keys = Counter(Decision.objects.values_list("key", flat=True))
     found = {
         "start hand": Hand.objects.count(),
-        "card": CardEvent.objects.filter(hand__isnull=False).exclude(receiver=Receiver.DISCARD).count(),
+        "card": CardEvent.objects.filter(hand__isnull=False)
+        .exclude(receiver__in=[Receiver.DISCARD, Receiver.BURN]).count(),  # a recycle's burns: no request
         "decision": sum(decision_keys.values()),
         "settle": Hand.objects.filter(status=Hand.Status.SETTLED).count(),
         "shuffle": Shoe.objects.count() - len(tablets),  # one shoe each was shuffled at the opening
@@ -202,12 +203,14 @@ def actions_unaccounted(tablets: list[Tablet]) -> list[str]:
 
 
 def hands_out_of_step() -> list[str]:
-    """Each hand's seq counts its records: a card event (burns aside, discards included) or a
-    decision is one step each, settling one more; the steps are 1..n, none missing or doubled."""
+    """Each hand's seq counts its records: a card event (a recycle's burns and the discards
+    included), a decision or a recycle is one step each, settling one more; the steps are 1..n,
+    none missing or doubled."""
     problems = []
     for hand in Hand.objects.all():
         steps = sorted([*hand.cards.values_list("seq", flat=True),
-                        *Decision.objects.filter(hand=hand).values_list("seq", flat=True)])
+                        *Decision.objects.filter(hand=hand).values_list("seq", flat=True),
+                        *hand.recycles.values_list("seq", flat=True)])
         settled = hand.status == Hand.Status.SETTLED
         if hand.status not in (Hand.Status.IN_PROGRESS, Hand.Status.SETTLED):
             problems.append(f"hand {hand.pk} is {hand.status}")

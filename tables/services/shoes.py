@@ -181,6 +181,8 @@ def _retire(shoe_id: int) -> dict:
 
 def shoe_deck(shoe: Shoe) -> Recycle | None:
     """The shoe's latest recycle, the deck it deals from now (None: its own shuffle)."""
+    if shoe.cards_out < DECK_SIZE * shoe.decks:
+        return None  # its own shuffle is not dealt out: it was never recycled (no query per card)
     return shoe.recycles.order_by("-shoe_position").first()
 
 

@@ -8,6 +8,7 @@ the socket, and here each round trip over TCP loopback costs several times as mu
 
 import os
 import platform
+import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -54,7 +55,21 @@ def machine(server: str) -> str:
         "current_setting('fsync'), current_setting('shared_buffers')",
     )[0]
     return (
-        f"machine: {os.cpu_count()} CPUs, {model}; PostgreSQL {version} (synchronous_commit="
-        f"{synchronous_commit}, fsync={fsync}, shared_buffers={shared_buffers}) at {server}; "
-        f"Python {platform.python_version()}; psycopg {psycopg.__version__} (libpq {psycopg.pq.version()})"
+        f"machine: {os.cpu_count()} CPUs, {model} ({python_speed():.2f} s for {SPEED_LOOP:,} additions in a "
+        f"Python loop); PostgreSQL {version} (synchronous_commit={synchronous_commit}, fsync={fsync}, "
+        f"shared_buffers={shared_buffers}) at {server}; Python {platform.python_version()}; "
+        f"psycopg {psycopg.__version__} (libpq {psycopg.pq.version()})"
     )
+
+
+SPEED_LOOP = 10_000_000
+
+
+def python_speed() -> float:
+    """CPU seconds of a fixed pure-Python loop: the same model of machine runs at different speeds
+    on different days (a shared host), so figures are only compared beside this reading."""
+    started = time.process_time()
+    total = 0
+    for number in range(SPEED_LOOP):
+        total += number
+    return time.process_time() - started

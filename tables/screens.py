@@ -2,10 +2,11 @@
 
 Read-only. `hand_screen` rebuilds the hand's rules engine from its records, the
 same replay `engine_for` runs, but reads each kind of record once (its cards,
-its decisions, its recycles, its approval requests, the shoe's latest recycle,
-its seat sessions, the players' accounts), so a screen costs a fixed handful of
-queries whatever the hand's length; the answer to a hand's step reads only the
-last three, the step having read and written the rest (`hand_records`).
+its decisions, its recycles, its approval requests, its seat sessions, the
+players' accounts, and the shoe's latest recycle once its own shuffle is dealt
+out), so a screen costs a fixed handful of queries whatever the hand's length;
+the answer to a hand's step reads only the players' names and chips again, the
+step having read and written the rest (`hand_records`).
 Nothing here writes: ledger accounts that do not exist yet read as zero instead
 of being created. The REST API's hand detail returns the same dict.
 """

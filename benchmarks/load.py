@@ -3,7 +3,7 @@ gunicorn on PostgreSQL.
 
     python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--sweep 100,200,800]
                               [--max-tablets 48] [--games rocket,blackstone,starboard,pairs]
-                              [--workers 3] [--threads 8] [--server URL] [--keep]
+                              [--workers 2] [--threads 1] [--server URL] [--keep]
 
 It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
 seated players, a system-shuffled shoe, a device account on shift with an API token) through the
@@ -511,8 +511,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--max-tablets", type=int, default=48,
                         help="tables in the highest-rate phase (0: none)")
     parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=8, help="threads per gunicorn worker")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (one a core)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per gunicorn worker: an action is CPU-bound, and a process's "
+                        "threads share one core (docs/performance.md)")
     parser.add_argument("--connections", type=int, default=64, help="the load generator's open connections")
     parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--port", type=int, default=8765)

@@ -46,7 +46,7 @@ from tables.services import (
     table_count,
 )
 from tests.tables.conftest import card, key, open_table, person, play, seat
-from tests.tables.test_recycle import REPLACED, TIES
+from tests.tables.test_recycle import REPLACED, TIES, play_system_pairs
 
 pytestmark = pytest.mark.django_db
 
@@ -286,6 +286,27 @@ def test_a_retired_system_shoe_exports_its_order_and_salt(client, floor, boss):
 
     assert rows[str(shoe.pk)]["salt_if_retired"] == shoe.salt
     assert rows[str(shoe.pk)]["order_if_retired"].startswith("[")
+
+
+def test_a_recycled_order_stays_secret_until_its_shoe_is_retired(client, floor, boss):
+    from tables.services import shoe_retire
+
+    pit, pete, dana = floor["rocket"].pit, floor["pete"], floor["dana"]
+    options = {"ending": "cutchfeld"}
+    table = open_table(pit, pete, Game.PAIRS, "Pairs 9", 1, 100, options, kind=Shoe.Kind.SYSTEM)
+    seat(table, 1, 100, dana), seat(table, 2, 100, dana)
+    play_system_pairs(table, dana)
+    recycle = Recycle.objects.filter(shoe__table=table).first()
+    client.force_login(boss)
+
+    page = client.get(url(Recycle, "change", recycle.pk)).content.decode()
+    exported = csv_rows(client.get(url(Recycle, "csv")))
+    assert recycle.commitment in page and recycle.salt not in page and recycle.salt not in str(exported)
+
+    shoe_retire(shoe=recycle.shoe, by=pete, key=key())
+    page = client.get(url(Recycle, "change", recycle.pk)).content.decode()
+    exported = {row["id"]: row for row in csv_rows(client.get(url(Recycle, "csv")))}
+    assert recycle.salt in page and exported[str(recycle.pk)]["salt_if_retired"] == recycle.salt
 
 
 def test_a_cell_a_spreadsheet_would_run_as_a_formula_is_exported_as_text(client, floor, ada):

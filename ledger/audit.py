@@ -140,6 +140,10 @@ def _walk(chain: Chain, result: Verification) -> list[Finding]:
     for position, records in groupby(chain_records(chain), key=attrgetter("position")):
         records = list(records)
         result.records += len(records)
+        if position < 1:  # only position 0 sorts before the first
+            problems += [(record, "position 0 comes before the chain's first: it was inserted")
+                         for record in records]
+            continue
         if position > expected:
             problems.append((records[0], _gap(expected, position)))
             prev = {record.prev_hash for record in records}  # nothing left to check the link against

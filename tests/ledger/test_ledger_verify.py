@@ -194,6 +194,20 @@ def test_a_record_appended_without_moving_the_chains_head_is_caught(played, open
                for line in lines)
 
 
+def test_a_record_inserted_before_a_chains_first_is_caught(played, open_table):
+    with connection.cursor() as cursor:
+        cursor.execute(SEAL_INSERT, [played.pk, 0, ZERO_HASH, "f" * 64, at(played, 1).created_at])
+
+    ok, output = verify()
+
+    forged = Seal.objects.get(chain=played, position=0)
+    assert not ok
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 0, ledger.Seal {forged.pk}: "
+        "first broken link: position 0 comes before the chain's first: it was inserted"
+    ) in output.splitlines()
+
+
 def test_a_rehashed_chain_passes_the_walk_but_not_the_anchor(played, open_table, protection_lifted):
     # given an anchor taken at the end of the day
     out = io.StringIO()

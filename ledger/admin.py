@@ -9,7 +9,7 @@ from django.contrib import admin
 
 from casino.admin_csv import CsvExportMixin
 
-from .models import Account, Chain, Posting, Transaction
+from .models import Account, Chain, Posting, Seal, Transaction
 
 
 class ReadOnly:
@@ -119,3 +119,14 @@ class AccountAdmin(RecordAdmin):
 class ChainAdmin(RecordAdmin):
     list_display = ["name", "length", "head"]
     search_fields = ["name"]
+
+
+@admin.register(Seal)
+class SealAdmin(RecordAdmin):
+    """The figures of a slip, request, count or signature as each write left them."""
+
+    list_display = ["at", "model", "record", "event", "chain", "position"]
+    list_filter = ["model", "event", "at"]
+    list_select_related = ["chain"]
+    search_fields = ["=record", "chain__name"]
+    date_hierarchy = "at"

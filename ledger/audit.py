@@ -1,27 +1,33 @@
 """Tamper evidence: anchors of every chain's head, and the verification an auditor runs.
 
 An anchor is a JSON file with every chain's name, length and head, and one sha256 digest over
-them. Auditors keep the files outside the database. `ledger_verify` walks every chain, recomputing
-each hash, and then asks of the anchor: does the record at each anchored position still carry the
-anchored hash? A chain edited and then re-hashed from the edited record onward passes the walk but
-not that question.
+them. Auditors keep the files outside the database. `ledger_verify` walks every chain to its end,
+recomputing each hash and naming every break (a record changed, removed or inserted), compares
+every sealed record with its latest seal, and then asks of the anchor: does the record at each
+anchored position still carry the anchored hash? A chain edited and then re-hashed from the edited
+record onward passes the walk but not that question.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from django.db import connection, transaction
 from django.db.models import Count, F, Sum
 from django.db.models.functions import Coalesce
 
-from ledger.chain import canonical_json, chain_record_at, chain_records, record_hash
+from ledger.chain import WALK_CHUNK, canonical_json, chain_record_at, chain_records, record_hash
 from ledger.db import missing_protection
-from ledger.models import ZERO_HASH, Account, Chain, Transaction
+from ledger.models import ZERO_HASH, Account, Chain, Chained, Seal, Transaction
+from ledger.seals import sealed_models
 from tables.models import Casino, Table
 
 ANCHOR_GLOB = "anchor-*.json"
@@ -41,6 +47,7 @@ class Verification:
     findings: list[Finding] = field(default_factory=list)
     chains: int = 0
     records: int = 0
+    sealed: int = 0
     accounts: int = 0
     transactions: int = 0
 
@@ -114,6 +121,7 @@ def ledger_verify(*, anchor: dict | None = None) -> Verification:
         for chain in Chain.objects.order_by("name").iterator():
             result.chains += 1
             result.findings += _walk(chain, result)
+        result.findings += _check_seals(result)
         result.findings += _check_balances(result)
         result.findings += _check_sums(result)
         if anchor is not None:
@@ -122,26 +130,130 @@ def ledger_verify(*, anchor: dict | None = None) -> Verification:
 
 
 def _walk(chain: Chain, result: Verification) -> list[Finding]:
-    """The first broken link of `chain` (or none), then its cached length and head."""
-    position, prev = 0, ZERO_HASH
-    for record in chain_records(chain):
-        position += 1
-        result.records += 1
-        problem = None
-        if record.position != position:
-            problem = f"position {position} is missing or held twice (next found: {record.position})"
-        elif record.prev_hash != prev:
-            problem = "its prev_hash is not the hash of the record before it"
-        elif record_hash(record.prev_hash, record.chain_content()) != record.hash:
-            problem = "its hash does not match its content: the record was changed after it was written"
-        if problem:
-            where = f"{_place(chain)}, position {record.position}, {record._meta.label} {record.pk}"
-            return [Finding(where, f"first broken link: {problem}")]
-        prev = record.hash
-    if (chain.length, chain.head) != (position, prev):
-        return [Finding(_place(chain), f"the chain's cached length {chain.length} and head {chain.head[:12]} "
-                                       f"disagree with its records ({position}, {prev[:12]})")]
+    """Every break of `chain`, walked to its end, then its cached length and head.
+
+    Records are taken a position at a time. After a break the walk trusts the stored hashes and
+    goes on, so one changed record is one finding and every later break is found too; the first
+    finding of a chain says where the chain stops being trustworthy.
+    """
+    problems, expected, prev, head = [], 1, {ZERO_HASH}, (0, ZERO_HASH)
+    for position, records in groupby(chain_records(chain), key=attrgetter("position")):
+        records = list(records)
+        result.records += len(records)
+        if position < 1:  # only position 0 sorts before the first
+            problems += [(record, "position 0 comes before the chain's first: it was inserted")
+                         for record in records]
+            continue
+        if position > expected:
+            problems.append((records[0], _gap(expected, position)))
+            prev = {record.prev_hash for record in records}  # nothing left to check the link against
+        problems += _position_problems(records, prev)
+        fits = [record for record in records if _fits(record, prev)] or records
+        expected, prev, head = position + 1, {record.hash for record in records}, (position, fits[0].hash)
+    findings = [
+        Finding(f"{_place(chain)}, position {record.position}, {_name(record)}",
+                ("first broken link: " if i == 0 else "broken link: ") + problem)
+        for i, (record, problem) in enumerate(problems)
+    ]
+    if (chain.length, chain.head) != head:
+        cached = f"cached length {chain.length} and head {chain.head[:12]}"
+        findings.append(Finding(_place(chain), f"the chain's {cached} disagree with its records "
+                                               f"({head[0]}, {head[1][:12]})"))
+    return findings
+
+
+def _gap(expected: int, found: int) -> str:
+    if found == expected + 1:
+        return f"position {expected} is missing: the record there was removed"
+    return f"positions {expected} to {found - 1} are missing: the records there were removed"
+
+
+def _position_problems(records: list[Chained], prev: set[str]) -> list[tuple[Chained, str]]:
+    """What is wrong with the records found at one position, given the hashes it may follow."""
+    if len(records) > 1:
+        fitting = [record for record in records if _fits(record, prev)]
+        if len(fitting) == 1:
+            return [(record, f"position {record.position} is already held by {_name(fitting[0])}, and this "
+                             "record does not fit the chain there: it was inserted")
+                    for record in records if record not in fitting]
+        return [(record, f"position {record.position} is also held by {_others(record, records)}: "
+                         "one of them was inserted") for record in records]
+    (record,) = records
+    if not _content_matches(record):
+        return [(record, "its hash does not match its content: the record was changed after it was written")]
+    if record.prev_hash not in prev:
+        return [(record, "its prev_hash is not the hash of the record before it: that record was rewritten "
+                         "(content and hash), or one was removed and the positions closed up")]
     return []
+
+
+def _fits(record: Chained, prev: set[str]) -> bool:
+    return record.prev_hash in prev and _content_matches(record)
+
+
+def _content_matches(record: Chained) -> bool:
+    return record_hash(record.prev_hash, record.chain_content()) == record.hash
+
+
+def _others(record: Chained, records: list[Chained]) -> str:
+    return ", ".join(_name(other) for other in records if other is not record)
+
+
+def _name(record) -> str:
+    return f"{record._meta.label} {record.pk}"
+
+
+# --- Seals -----------------------------------------------------------------------------------
+
+
+def _check_seals(result: Verification) -> list[Finding]:
+    """Every sealed record against its latest seal: changed, deleted, or never sealed (inserted).
+
+    One query for the seals, ordered by model and record, and one per sealed model for its records,
+    merged by primary key: a constant number of queries, and nothing held in memory whole.
+    """
+    models = {model._meta.label: model for model in sealed_models()}
+    findings = []
+    for label, seals in groupby(_latest_seals(), key=attrgetter("model")):
+        findings += _check_sealed(label, models.pop(label, None), seals, result)
+    for label, model in models.items():  # no seal at all yet
+        findings += _check_sealed(label, model, iter(()), result)
+    return findings
+
+
+def _latest_seals() -> Iterator[Seal]:
+    seals = Seal.objects.order_by("model", "record", "-position").select_related("chain").iterator(WALK_CHUNK)
+    return (next(group) for _, group in groupby(seals, key=attrgetter("model", "record")))
+
+
+def _check_sealed(label: str, model, seals: Iterator[Seal], result: Verification) -> list[Finding]:
+    rows = model._default_manager.order_by("pk").iterator(WALK_CHUNK) if model is not None else ()
+    records = ((record.pk, record) for record in rows)
+    findings = []
+    for _, pair in groupby(heapq.merge(records, ((s.record, s) for s in seals), key=itemgetter(0)),
+                           key=itemgetter(0)):
+        found = {isinstance(item, Seal): item for _, item in pair}
+        result.sealed += 1
+        findings += _seal_problems(label, found.get(False), found.get(True))
+    return findings
+
+
+def _seal_problems(label: str, record, seal: Seal | None) -> list[Finding]:
+    if seal is None:
+        return [Finding(f"{label} {record.pk} ({record})",
+                        "it has no seal in any chain: it was written outside the app (inserted)")]
+    where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
+    if record is None:
+        return [Finding(where, f"sealed here ({seal.event}), but the record is gone: it was deleted")]
+    now = record.seal_content()
+    if canonical_json(now) == canonical_json(seal.figures):
+        return []
+    changed = "; ".join(
+        f"{name} is {canonical_json(now.get(name))}, sealed {canonical_json(seal.figures.get(name))}"
+        for name in sorted(set(now) | set(seal.figures))
+        if canonical_json(now.get(name)) != canonical_json(seal.figures.get(name))
+    )
+    return [Finding(f"{where} ({record})", f"its figures differ from its seal ({seal.event}): {changed}")]
 
 
 def _check_balances(result: Verification) -> list[Finding]:

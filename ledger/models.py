@@ -14,6 +14,8 @@ Invariants, each held by the database as well as by `ledger.services`:
   and the service refuses the posting with a sentence staff understand);
 - every transaction, like every card event and decision, sits in a hash chain (one per table,
   one per casino for the cage): its hash covers its content and the hash before it.
+- the figures of records kept outside the chains (slips, counts, signatures, approval requests)
+  are sealed: each write of them appends a `Seal` with the figures to the table's chain.
 
 `Chain` is the only ledger row that changes: it caches its chain's length and head. `Account`
 caches its balance, which only `ledger_post` changes, under the row lock, in the same database
@@ -132,6 +134,56 @@ class Chained(models.Model):
         return cls._default_manager.all()
 
 
+
+def utc_iso(moment) -> str | None:
+    """A time as chained and sealed: ISO 8601 in UTC to the microsecond (what the database returns)."""
+    return None if moment is None else moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+class Sealed:
+    """A record whose figures a `Seal` in its table's chain vouches for (a mixin for models).
+
+    For records the app still changes (a slip voided, a request decided) or that carry no chain
+    fields of their own: every write of their figures appends a seal with them, in the same
+    database transaction (`ledger.seals.seal`), and `verify_ledger` compares each record with its
+    latest seal. `seal_content` follows the rules of `Chained.chain_content`: JSON values that come
+    back from the database unchanged (ints, strings with string keys, `utc_iso` times).
+    """
+
+    def seal_content(self) -> dict:
+        raise NotImplementedError(f"{type(self).__name__} must say what its seal covers.")
+
+
+class Seal(Chained, AppendOnly):
+    """The figures of a `Sealed` record as written at one moment (issued, voided, decided...).
+
+    `model` and `record` name it without a foreign key, so the ledger depends on no other app and a
+    deleted record leaves its seal behind as evidence.
+    """
+
+    model = models.CharField(max_length=100, help_text='The sealed record\'s model, e.g. "tables.Slip".')
+    record = models.BigIntegerField(help_text="The sealed record's primary key.")
+    event = models.CharField(max_length=30, help_text='What wrote the figures, e.g. "issued", "voided".')
+    figures = models.JSONField(help_text="The record's sealed figures (its seal_content()).")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta(Chained.Meta):
+        indexes = [models.Index(fields=["model", "record", "position"], name="ledger_seal_by_record")]
+
+    def __str__(self):
+        return f"Seal of {self.model} {self.record} ({self.event})"
+
+    def chain_content(self) -> dict:
+        return {
+            **super().chain_content(),
+            "sealed": self.model,
+            "record": self.record,
+            "event": self.event,
+            "figures": self.figures,
+            "at": utc_iso(self.at),
+        }
+
+
 class Account(models.Model):
     """Where chips or cash sit. `balance` is a cache of the sum of the account's postings."""
 
@@ -243,7 +295,7 @@ class Transaction(Chained, AppendOnly):
             "casino": self.casino_id,
             "table": self.table_id,
             "hand": self.hand_id,
-            "created_at": self.created_at.astimezone(UTC).isoformat(timespec="microseconds"),
+            "created_at": utc_iso(self.created_at),
             "created_by": self.created_by_id,
             "reverses": str(self.reverses_id) if self.reverses_id else None,
             "reason": self.reason,

@@ -18,7 +18,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
-from ledger.models import AppendOnly, Chained
+from ledger.models import AppendOnly, Chained, Sealed, utc_iso
 from tables.games.cards import MAX_DECKS, MIN_DECKS
 
 
@@ -403,10 +403,11 @@ class Incident(AppendOnly):
         return f"{self.table}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
 
 
-class ApprovalRequest(models.Model):
+class ApprovalRequest(Sealed, models.Model):
     """Something that waits for a pit manager: a large payout, a void, a fill, a credit.
 
-    The requester can never approve their own request (checked by the service).
+    The requester can never approve their own request (checked by the service). Decided by an
+    update of its row, so it is sealed (`ledger.seals`): when asked for and when decided.
     """
 
     class Kind(models.TextChoices):
@@ -461,12 +462,29 @@ class ApprovalRequest(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} at {self.table} ({self.get_status_display().lower()})"
 
+    def seal_content(self) -> dict:
+        return {
+            "kind": self.kind,
+            "table": self.table_id,
+            "hand": self.hand_id,
+            "amount": self.amount,
+            "transaction": _uuid_text(self.transaction_id),
+            "reason": self.reason,
+            "requested_by": self.requested_by_id,
+            "requested_at": utc_iso(self.requested_at),
+            "status": self.status,
+            "decided_by": self.decided_by_id,
+            "decided_at": utc_iso(self.decided_at),
+            "decision_reason": self.decision_reason,
+        }
 
-class Slip(models.Model):
+
+class Slip(Sealed, models.Model):
     """A numbered form: fill, credit, table opener or closer, void.
 
     Serial numbers run in one sequence per calendar year across every kind, so
-    a gap is visible at once. A spoiled slip is voided, never deleted.
+    a gap is visible at once. A spoiled slip is voided, never deleted. Voided (and tied to the
+    transaction it moved) by an update of its row, so it is sealed at each of those writes.
     """
 
     class Kind(models.TextChoices):
@@ -504,6 +522,23 @@ class Slip(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} slip {self.year}-{self.serial:06d}"
 
+    def seal_content(self) -> dict:
+        return {
+            "year": self.year,
+            "serial": self.serial,
+            "kind": self.kind,
+            "table": self.table_id,
+            "amount": self.amount,
+            "denominations": _chip_counts(self.denominations),
+            "hand": self.hand_id,
+            "request": self.request_id,
+            "transaction": _uuid_text(self.transaction_id),
+            "status": self.status,
+            "void_reason": self.void_reason,
+            "created_at": utc_iso(self.created_at),
+            "created_by": self.created_by_id,
+        }
+
 
 class SlipCounter(models.Model):
     """The last slip serial issued in a year; locked while a number is taken."""
@@ -515,8 +550,11 @@ class SlipCounter(models.Model):
         return f"{self.year}: {self.last}"
 
 
-class Signature(AppendOnly):
-    """A fresh re-authentication (password or PIN) on a slip: who, as what, when, from which device."""
+class Signature(Sealed, AppendOnly):
+    """A fresh re-authentication (password or PIN) on a slip: who, as what, when, from which device.
+
+    Append-only, and sealed when written: the app's database role may still insert rows here.
+    """
 
     class Method(models.TextChoices):
         PASSWORD = "password", "Password"
@@ -539,13 +577,23 @@ class Signature(AppendOnly):
     def __str__(self):
         return f"{self.slip} signed by {self.user} as {self.role}"
 
+    def seal_content(self) -> dict:
+        return {
+            "slip": self.slip_id,
+            "user": self.user_id,
+            "role": self.role,
+            "method": self.method,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
 
-class TableCount(models.Model):
+
+class TableCount(Sealed, AppendOnly):
     """A blind chip count of the tray when a table opens or closes.
 
     The counter enters the count before the system shows what the ledger
     expects; both are kept, with the difference, and an opener is also
-    compared with the table's previous closer.
+    compared with the table's previous closer. Append-only, and sealed when written.
     """
 
     class Kind(models.TextChoices):
@@ -574,3 +622,24 @@ class TableCount(models.Model):
     @property
     def against_previous_closer(self) -> int | None:
         return None if self.previous_closer is None else self.counted - self.previous_closer.counted
+
+    def seal_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "kind": self.kind,
+            "slip": self.slip_id,
+            "denominations": _chip_counts(self.denominations),
+            "counted": self.counted,
+            "expected": self.expected,
+            "previous_closer": self.previous_closer_id,
+            "at": utc_iso(self.at),
+        }
+
+
+def _chip_counts(denominations: dict) -> dict:
+    """Chip counts as the database returns them: JSON object keys are strings."""
+    return {str(value): count for value, count in denominations.items()}
+
+
+def _uuid_text(value) -> str | None:
+    return None if value is None else str(value)

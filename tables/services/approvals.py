@@ -6,6 +6,9 @@ the same transaction: the payout is posted; every ledger transaction of a
 voided hand is reversed with the reason and the approver on the reversal (and
 a void slip is issued); a fill or credit slip gets the pit manager's signature
 (a fresh password or PIN) and moves the chips between cage and tray.
+
+A request's figures are sealed in its table's chain (`ledger.seals`) when it is asked for and
+again when it is decided, in the same transaction as each write.
 """
 
 from functools import partial
@@ -16,6 +19,7 @@ from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Transaction
+from ledger.seals import seal
 from ledger.services import ledger_reverse
 from tables.models import ApprovalRequest, Hand, Slip
 from tables.selectors import user_can_supervise
@@ -114,6 +118,7 @@ def _correction_request(transaction_id, by, reason: str, taken: int | None) -> d
         reason=reason.strip(),
         requested_by=by,
     )
+    seal(request, table=original.table, event="requested")
     return {"request": request.pk}
 
 
@@ -126,6 +131,7 @@ def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
     request = ApprovalRequest.objects.create(
         kind=ApprovalRequest.Kind.VOID, table=hand.table, hand=hand, reason=reason.strip(), requested_by=by
     )
+    seal(request, table=hand.table, event="requested")
     audit_record(action=AuditEvent.Action.VOID_REQUEST, user=by, hand=hand.pk, reason=request.reason)
     return {"request": request.pk}
 
@@ -153,6 +159,7 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     request.status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
     request.decided_by, request.decided_at, request.decision_reason = by, timezone.now(), reason.strip()
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
+    seal(request, table=request.table, event="decided")
     audit_record(
         action=AuditEvent.Action.APPROVAL,
         user=by,

@@ -4,7 +4,8 @@ The counter submits the count by denomination before anything shows what the
 ledger expects; the count, the expectation and their difference are all kept
 (on the table inventory slip), and an opener is compared with the previous
 closer. A difference is recorded, not booked: it is for the pit and the
-auditors to investigate (the reconciliation report lists it).
+auditors to investigate (the reconciliation report lists it). The count, its slip and both
+signatures are sealed in the table's chain (`ledger.seals`) in the same transaction.
 """
 
 from functools import partial
@@ -13,6 +14,7 @@ from casino.audit import audit_record
 from casino.errors import DomainError
 from casino.models import AuditEvent
 from ledger.models import Account
+from ledger.seals import seal
 from ledger.services import account_get
 from tables.models import Hand, Slip, Table, TableCount
 
@@ -90,6 +92,7 @@ def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
         expected=expected,
         previous_closer=last if kind == TableCount.Kind.OPENER else None,
     )
+    seal(count, table=table, event="counted")
     action = AuditEvent.Action.TABLE_OPEN if kind == TableCount.Kind.OPENER else AuditEvent.Action.TABLE_CLOSE
     audit_record(action=action, user=by, device=device, table=table.pk, counted=total, expected=expected)
     return {"count": count.pk}

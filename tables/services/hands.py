@@ -17,6 +17,7 @@ from django.utils import timezone
 from casino.errors import Conflict, DomainError
 from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
+from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
 from tables.games.cards import Shoe as EngineShoe
@@ -452,6 +453,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
             requested_by=by,
             reason=f"Hand {hand.number} pays {payout} units to one seat.",
         )
+        seal(request, table=hand.table, event="requested")
         hand.approval_list.append(request)
         hand.seq += 1
         hand.status = Hand.Status.AWAITING_APPROVAL

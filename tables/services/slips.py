@@ -5,6 +5,10 @@ a lock on that year's counter, in the same transaction as the slip: a slip
 that is not written does not use a number, so a gap in the report means a
 slip went missing. A signature is a fresh re-authentication with the
 signer's password or PIN, by a distinct person, recorded with the device.
+
+Every write of a slip's or a signature's figures seals them in the table's chain in the same
+transaction (`ledger.seals`): issued, signed, voided, tied to the transaction it moved. The chain
+is locked before the year's counter or the slip, as everywhere (chain, then what it covers).
 """
 
 from dataclasses import dataclass, field
@@ -17,6 +21,8 @@ from django.utils import timezone
 from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
+from ledger.chain import chain_lock
+from ledger.seals import seal
 from tables.models import Signature, Slip, SlipCounter, Table
 from tables.selectors import user_can_deal, user_can_supervise
 
@@ -52,13 +58,14 @@ def signature_failure_record(refusal: SignatureRefused, device: str = "") -> Non
 def slip_issue(
     *, kind: str, table: Table, by, amount=None, denominations=None, hand=None, request=None
 ) -> Slip:
-    """Number and write a slip (inside the caller's transaction)."""
+    """Number, write and seal a slip (inside the caller's transaction)."""
+    chain_lock(table=table)
     year = timezone.localdate().year
     SlipCounter.objects.get_or_create(year=year)
     counter = SlipCounter.objects.select_for_update().get(year=year)
     counter.last += 1
     counter.save(update_fields=["last"])
-    return Slip.objects.create(
+    slip = Slip.objects.create(
         year=year,
         serial=counter.last,
         kind=kind,
@@ -69,6 +76,8 @@ def slip_issue(
         request=request,
         created_by=by,
     )
+    seal(slip, table=table, event="issued")
+    return slip
 
 
 def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
@@ -83,6 +92,7 @@ def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "")
             f"{user.get_username()} cannot sign as {role} at {slip.table}.", given.username
         )
     signature = Signature.objects.create(slip=slip, user=user, role=role, method=method, device=device)
+    seal(signature, table=slip.table, event="signed")
     audit_record(action=AuditEvent.Action.SIGNATURE, user=user, device=device, slip=str(slip), role=role)
     return signature
 
@@ -91,11 +101,23 @@ def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     """Spoil a slip: its number stays used, marked voided with the reason."""
     if not reason.strip():
         raise DomainError("Say why the slip is voided.")
+    chain_lock(table=slip.table)
     slip = Slip.objects.select_for_update().get(pk=slip.pk)
     if slip.transaction_id:
         raise DomainError("This slip moved chips; correct the ledger with a reversal instead of voiding it.")
     slip.status, slip.void_reason = Slip.Status.VOIDED, reason.strip()
     slip.save(update_fields=["status", "void_reason"])
+    seal(slip, table=slip.table, event="voided")
+    return slip
+
+
+def slip_tie_transaction(*, request, transaction_id) -> Slip:
+    """Tie the slip of an approved fill or credit to the transaction that moved its chips, and seal it
+    (inside the approval's transaction, after the post: the chain is locked already)."""
+    slip = Slip.objects.select_for_update().get(request=request)
+    slip.transaction_id = transaction_id
+    slip.save(update_fields=["transaction"])
+    seal(slip, table=slip.table, event="posted")
     return slip
 
 

@@ -17,12 +17,21 @@ from functools import partial
 from casino.audit import audit_record
 from casino.errors import DomainError
 from ledger.models import Account
+from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
 from tables.models import ApprovalRequest, Slip, Table
 
 from .counts import chip_total
 from .idempotency import run_once
-from .slips import DEALER, SignatureGiven, SignatureRefused, signature_failure_record, slip_issue, slip_sign
+from .slips import (
+    DEALER,
+    SignatureGiven,
+    SignatureRefused,
+    signature_failure_record,
+    slip_issue,
+    slip_sign,
+    slip_tie_transaction,
+)
 
 
 class TrayError(DomainError):
@@ -92,6 +101,7 @@ def _file_request(table, denominations, by, secret, device, kind) -> dict:
     if amount <= 0:
         raise TrayError(f"A {kind} must move at least one chip.")
     request = ApprovalRequest.objects.create(kind=kind, table=table, amount=amount, requested_by=by)
+    seal(request, table=table, event="requested")
     slip = slip_issue(
         kind=Slip.Kind(kind), table=table, by=by, amount=amount, denominations=denominations, request=request
     )
@@ -105,4 +115,4 @@ def _file_request(table, denominations, by, secret, device, kind) -> dict:
 def tray_move_approved(request: ApprovalRequest, *, by) -> None:
     """Post an approved fill or credit and tie it to its slip (inside the approval's transaction)."""
     answer = _post(request.table, request.amount, request.requested_by, by, request.kind)
-    Slip.objects.filter(request=request).update(transaction=answer["transaction"])
+    slip_tie_transaction(request=request, transaction_id=answer["transaction"])

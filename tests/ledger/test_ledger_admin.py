@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from ledger.models import Account, Chain, Posting, Transaction
+from ledger.models import Account, Chain, Posting, Seal, Transaction
+from tables.services.slips import slip_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +44,18 @@ def test_the_changelist_offers_no_delete_action(client, boss, posted):
     client.force_login(boss)
     page = client.get(reverse("admin:ledger_posting_changelist"))
     assert b"delete_selected" not in page.content
+
+
+def test_a_superuser_reads_seals_but_cannot_add_change_or_delete_them(client, boss, open_table, pete):
+    slip = slip_issue(kind="opener", table=open_table, by=pete)
+    seal = Seal.objects.get(model="tables.Slip", record=slip.pk)
+    client.force_login(boss)
+    change = reverse("admin:ledger_seal_change", args=[seal.pk])
+
+    listing = client.get(reverse("admin:ledger_seal_changelist"))
+    assert listing.status_code == 200 and b"tables.Slip" in listing.content
+    page = client.get(change)
+    assert page.status_code == 200 and b'name="_save"' not in page.content
+    assert client.get(reverse("admin:ledger_seal_add")).status_code == 403
+    assert client.post(change, {}).status_code == 403
+    assert client.get(reverse("admin:ledger_seal_delete", args=[seal.pk])).status_code == 403

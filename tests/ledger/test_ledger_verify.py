@@ -12,7 +12,7 @@ from django.db import connection
 
 from ledger.audit import anchor_digest, anchor_latest, ledger_verify
 from ledger.chain import ChainError, chain_append, chain_lock, record_hash
-from ledger.models import ZERO_HASH, Account, Chain, Transaction
+from ledger.models import ZERO_HASH, Account, Chain, Seal, Transaction
 from ledger.services import Line, account_balance, account_get, ledger_post
 from ledger.tasks import anchor_chains
 
@@ -99,7 +99,8 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
     for _ in range(40):
         ledger_post(lines=[Line(cage, -5, "fill"), Line(tray, 5, "fill")], kind="fill", memo="", by=pete,
                     table=open_table)
-    with django_assert_max_num_queries(15):
+    # Constant in the number of records: one query per chained model per chain, one per sealed model.
+    with django_assert_max_num_queries(20):
         result = ledger_verify()
     assert result.clean and result.records == 41
 
@@ -135,8 +136,76 @@ def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protec
     ok, output = verify()
 
     assert not ok
-    assert f"chain table:{open_table.pk}), position 5, ledger.Transaction" in output
-    assert "position 4 is missing or held twice" in output
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 5, ledger.Transaction {at(played, 5).pk}: "
+        "first broken link: position 4 is missing: the record there was removed"
+    ) in output.splitlines()
+
+
+# A seal row as the app's role may insert it (INSERT is granted on append-only tables).
+SEAL_INSERT = (
+    "INSERT INTO ledger_seal (chain_id, position, prev_hash, hash, model, record, event, figures, at) "
+    "VALUES (%s, %s, %s, %s, 'tables.Slip', 1, 'issued', '{}', %s)"
+)
+
+
+def test_three_breaks_in_one_chain_are_all_reported(played, open_table, protection_lifted):
+    # given a record changed (by the owner), one inserted (as the app's role may) and one removed
+    buy, bet, settlement = at(played, 2), at(played, 3), at(played, 4)
+    edit_posting(buy.postings.get(amount=100, account__kind="player"), 90, protection_lifted)
+    with connection.cursor() as cursor:
+        cursor.execute(SEAL_INSERT, [played.pk, 3, buy.hash, "f" * 64, settlement.created_at])
+    forged = Seal.objects.get(chain=played, position=3)
+    pk = Transaction._meta.pk.get_db_prep_value(settlement.pk, connection)
+    with protection_lifted("ledger_posting", "ledger_transaction"), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM ledger_posting WHERE transaction_id = %s", [pk])
+        cursor.execute("DELETE FROM ledger_transaction WHERE id = %s", [pk])
+
+    ok, output = verify()
+
+    # then each break of the walk is named, in chain order
+    place = f"table Rocket 1 (chain table:{open_table.pk})"
+    assert not ok
+    assert [line for line in output.splitlines() if "broken link" in line] == [
+        f"{place}, position 2, ledger.Transaction {buy.pk}: first broken link: its hash does not match its "
+        "content: the record was changed after it was written",
+        f"{place}, position 3, ledger.Seal {forged.pk}: broken link: position 3 is already held by "
+        f"ledger.Transaction {bet.pk}, and this record does not fit the chain there: it was inserted",
+        f"{place}, position 5, ledger.Transaction {at(played, 5).pk}: broken link: position 4 is missing: "
+        "the record there was removed",
+    ]
+
+
+def test_a_record_appended_without_moving_the_chains_head_is_caught(played, open_table):
+    fill = at(played, 5)
+    with connection.cursor() as cursor:
+        cursor.execute(SEAL_INSERT, [played.pk, 6, fill.hash, "f" * 64, fill.created_at])
+
+    ok, output = verify()
+
+    assert not ok
+    forged = Seal.objects.get(chain=played, position=6)
+    lines = output.splitlines()
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 6, ledger.Seal {forged.pk}: "
+        "first broken link: its hash does not match its content: the record was changed after it was written"
+    ) in lines
+    assert any("the chain's cached length 5" in line and "disagree with its records (6, ffffffffffff)" in line
+               for line in lines)
+
+
+def test_a_record_inserted_before_a_chains_first_is_caught(played, open_table):
+    with connection.cursor() as cursor:
+        cursor.execute(SEAL_INSERT, [played.pk, 0, ZERO_HASH, "f" * 64, at(played, 1).created_at])
+
+    ok, output = verify()
+
+    forged = Seal.objects.get(chain=played, position=0)
+    assert not ok
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position 0, ledger.Seal {forged.pk}: "
+        "first broken link: position 0 comes before the chain's first: it was inserted"
+    ) in output.splitlines()
 
 
 def test_a_rehashed_chain_passes_the_walk_but_not_the_anchor(played, open_table, protection_lifted):

@@ -9,8 +9,9 @@ from ledger.db import app_role_sql, protected_models
 class Command(BaseCommand):
     help = (
         "Run as the owner role after every migrate. Grants ROLE SELECT and INSERT only on the "
-        "append-only tables (ledger transactions and postings, card events, decisions: every model "
-        "built on ledger.models.AppendOnly), SELECT, INSERT, UPDATE and DELETE on the others, "
+        "append-only tables (ledger transactions, postings and seals, card events, decisions, table "
+        "counts, signatures: every model built on ledger.models.AppendOnly), SELECT, INSERT, UPDATE "
+        "and DELETE on the others, "
         "SELECT on django_migrations, and USAGE and SELECT on sequences. PostgreSQL only."
     )
 

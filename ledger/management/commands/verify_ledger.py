@@ -10,10 +10,12 @@ from ledger.audit import anchor_latest, anchor_load, ledger_verify
 
 class Command(BaseCommand):
     help = (
-        "Walk every hash chain (records of every chained model, in position order), check cached "
-        "balances and chain heads, every transaction's sum and the database protection, and compare "
-        "with an anchor file (the newest in LEDGER_ANCHOR_DIR unless told). Prints each finding and "
-        "exits non-zero on any; prints one summary line when clean."
+        "Walk every hash chain to its end (records of every chained model, in position order) and "
+        "name every changed, removed or inserted record; compare every sealed record (slips, approval "
+        "requests, table counts, signatures) with its latest seal; check cached balances and chain "
+        "heads, every transaction's sum and the database protection, and compare with an anchor file "
+        "(the newest in LEDGER_ANCHOR_DIR unless told). Prints each finding and exits non-zero on "
+        "any; prints one summary line when clean."
     )
 
     def add_arguments(self, parser):

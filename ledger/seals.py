@@ -1,0 +1,35 @@
+"""Seals: the figures of records kept outside the hash chains, chained as they are written.
+
+A slip is voided and an approval request decided by updating its row, and a table count or a
+signature has no chain fields of its own; each such model is `ledger.models.Sealed`, and every
+service that writes its figures calls `seal` in the same database transaction. The seal, a chained
+and append-only record, holds the figures; `verify_ledger` compares every sealed record with its
+latest seal (`ledger.audit`), so a figure changed, a record removed or a record inserted outside
+the services is named.
+"""
+
+from __future__ import annotations
+
+from django.apps import apps
+
+from ledger.chain import chain_append, chain_lock
+from ledger.models import Seal, Sealed
+
+
+def seal(record: Sealed, *, table, event: str) -> Seal:
+    """Append a seal of `record`'s figures as they are now to `table`'s chain.
+
+    Takes the table's chain lock (if the caller does not hold it yet): callers that also lock a
+    slip's year counter take the chain first (see `tables.services.slips`).
+    """
+    figures = record.seal_content()
+    return chain_append(
+        Seal(model=record._meta.label, record=record.pk, event=event, figures=figures),
+        chain_lock(table=table),
+    )
+
+
+def sealed_models() -> list[type]:
+    """Every concrete model whose figures are sealed, in a fixed order."""
+    models = [model for model in apps.get_models() if issubclass(model, Sealed) and not model._meta.proxy]
+    return sorted(models, key=lambda model: model._meta.label)

@@ -1,0 +1,304 @@
+"""Seals: every figure an audit reads outside the chains is vouched for by a seal in the table's chain.
+
+Each tampering below is what the app's database role can do today with raw SQL (UPDATE, DELETE and
+INSERT on slips and approval requests; INSERT on signatures and counts), or what only the tables'
+owner can (an UPDATE of an append-only count or signature, with the protection lifted); in every
+case `verify_ledger` names the record.
+"""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import IntegrityError, connection, transaction
+
+from ledger.audit import ledger_verify
+from ledger.models import Seal
+from ledger.seals import sealed_models
+from tables.models import ApprovalRequest, Signature, Slip, TableCount
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    correction_request,
+    credit_request,
+    fill_request,
+    shift_start,
+    slip_void,
+    table_count,
+)
+from tables.services.slips import slip_issue
+
+pytestmark = pytest.mark.django_db
+
+_keys = iter(range(1, 10_000))
+
+
+def key() -> str:
+    return f"seal-test-{next(_keys)}"
+
+
+class Floor:
+    """What a day at one table leaves behind: an opening count, a fill approved, a credit rejected,
+    a spoiled slip, and a correction asked for and still pending."""
+
+    def __init__(self, table, dana, pete):
+        shift_start(user=dana, table=table, by=pete)
+        shift_start(user=pete, pit=table.pit, by=pete)
+        self.count = table_count(
+            table=table, kind="opener", denominations={"25": 40}, by=pete, device="pit-pc", key=key(),
+            counter=SignatureGiven("dana", "dana-pass"), witness=SignatureGiven("pete", "pete-pass"),
+        )
+        self.fill = fill_request(table=table, denominations={"100": 10}, by=dana, secret="dana-pass",
+                                 device="tablet-1", key=key())
+        approval_decide(request=self.fill, by=pete, approve=True, secret="pete-pass", device="pit-pc",
+                        key=key())
+        self.credit = credit_request(table=table, denominations={"5": 20}, by=dana, secret="dana-pass",
+                                     key=key())
+        approval_decide(request=self.credit, by=pete, approve=False, reason="Not needed", key=key())
+        self.spoiled = slip_issue(kind=Slip.Kind.OPENER, table=table, by=pete)
+        slip_void(slip=self.spoiled, by=pete, reason="Torn")
+        posted = self.slip(self.fill).transaction
+        self.correction = correction_request(transaction=posted, by=dana, reason="Keyed twice", key=key())
+
+    def slip(self, request):
+        return Slip.objects.get(request=request)
+
+
+@pytest.fixture
+def floor(open_table, dana, pete):
+    return Floor(open_table, dana, pete)
+
+
+def verify():
+    """Run verify_ledger; return (succeeded, its output lines)."""
+    out = io.StringIO()
+    try:
+        call_command("verify_ledger", stdout=out)
+    except CommandError as error:
+        return False, (out.getvalue() + str(error)).splitlines()
+    return True, out.getvalue().splitlines()
+
+
+def execute(sql, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def latest_seal(record) -> Seal:
+    return Seal.objects.filter(model=record._meta.label, record=record.pk).latest("position")
+
+
+def named(lines, record, problem) -> bool:
+    """Whether a finding names `record` at its latest seal's chain position with `problem`."""
+    seal = latest_seal(record)
+    where = f"position {seal.position}, {record._meta.label} {record.pk} ("
+    return any(where in line and problem in line for line in lines)
+
+
+def inserted(lines, model, pk) -> bool:
+    """Whether a finding names the record `pk` of `model` as written outside the app."""
+    problem = "it has no seal in any chain: it was written outside the app (inserted)"
+    return any(line.startswith(f"{model._meta.label} {pk} (") and line.endswith(problem) for line in lines)
+
+
+def copy_row(model, pk, **overrides) -> int:
+    """INSERT a copy of a row with raw SQL, some columns replaced, as the app's role may; its new id."""
+    q = connection.ops.quote_name
+    columns = [field.column for field in model._meta.concrete_fields if not field.primary_key]
+    select = ", ".join("%s" if column in overrides else q(column) for column in columns)
+    table, names = q(model._meta.db_table), ", ".join(q(column) for column in columns)
+    execute(
+        f"INSERT INTO {table} ({names}) SELECT {select} FROM {table} WHERE id = %s",
+        [overrides[column] for column in columns if column in overrides] + [pk],
+    )
+    return model.objects.order_by("-pk").values_list("pk", flat=True).first()
+
+
+# --- Left alone -------------------------------------------------------------------------------
+
+
+def test_every_sealed_record_verifies_against_its_latest_seal(floor):
+    result = ledger_verify()
+
+    assert result.clean, [str(finding) for finding in result.findings]
+    records = sum(model.objects.count() for model in sealed_models())
+    assert result.sealed == records == 4 + 4 + 1 + 4  # requests, slips, count, signatures
+    assert {model._meta.label for model in sealed_models()} >= {
+        "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature"
+    }
+
+
+def test_each_write_of_a_slips_figures_is_sealed_in_the_tables_chain(floor, open_table):
+    events = list(Seal.objects.filter(model="tables.Slip", record=floor.slip(floor.fill).pk)
+                  .order_by("position").values_list("event", "chain__name"))
+    assert events == [("issued", f"table:{open_table.pk}"), ("posted", f"table:{open_table.pk}")]
+    assert latest_seal(floor.slip(floor.credit)).event == "voided"
+    assert latest_seal(floor.credit).event == "decided"
+    assert latest_seal(floor.correction).event == "requested"
+
+
+# --- Slips ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sql", "problem"), [
+    ("UPDATE tables_slip SET amount = 1100 WHERE id = %s", "amount is 1100, sealed 1000"),
+    ("UPDATE tables_slip SET serial = 99 WHERE id = %s", "serial is 99, sealed 2"),
+    ("UPDATE tables_slip SET kind = 'credit' WHERE id = %s", 'kind is "credit", sealed "fill"'),
+    ("UPDATE tables_slip SET denominations = '{\"100\": 11}' WHERE id = %s",
+     'denominations is {"100":11}, sealed {"100":10}'),
+    ("UPDATE tables_slip SET status = 'voided', void_reason = 'Spoiled' WHERE id = %s",
+     'status is "voided", sealed "issued"; void_reason is "Spoiled", sealed ""'),
+])
+def test_a_slips_figure_edited_is_named(floor, sql, problem):
+    slip = floor.slip(floor.fill)
+    execute(sql, [slip.pk])
+
+    ok, lines = verify()
+
+    assert not ok
+    assert named(lines, slip, f"its figures differ from its seal (posted): {problem}")
+
+
+def test_a_voided_slip_set_back_to_issued_is_named(floor):
+    slip = floor.slip(floor.credit)
+    execute("UPDATE tables_slip SET status = 'issued', void_reason = '' WHERE id = %s", [slip.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, slip, 'status is "issued", sealed "voided"')
+
+
+def test_a_deleted_slip_is_named_by_its_seal(floor, open_table):
+    seal = latest_seal(floor.spoiled)
+    execute("DELETE FROM tables_slip WHERE id = %s", [floor.spoiled.pk])
+
+    ok, lines = verify()
+
+    assert not ok
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position {seal.position}, "
+        f"tables.Slip {floor.spoiled.pk}: sealed here (voided), but the record is gone: it was deleted"
+    ) in lines
+
+
+def test_an_inserted_slip_is_named(floor):
+    forged = copy_row(Slip, floor.slip(floor.fill).pk, serial=50, amount=5000)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert (
+        f"tables.Slip {forged} (Fill slip {floor.spoiled.year}-000050): "
+        "it has no seal in any chain: it was written outside the app (inserted)"
+    ) in lines
+
+
+# --- Approval requests ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sql", "problem"), [
+    ("UPDATE tables_approvalrequest SET status = 'approved' WHERE id = %s",
+     'status is "approved", sealed "rejected"'),
+    ("UPDATE tables_approvalrequest SET decision_reason = 'Approved by phone' WHERE id = %s",
+     'decision_reason is "Approved by phone", sealed "Not needed"'),
+    ("UPDATE tables_approvalrequest SET amount = 10 WHERE id = %s", "amount is 10, sealed 100"),
+    ("UPDATE tables_approvalrequest SET decided_at = requested_at WHERE id = %s", "decided_at is "),
+    ("UPDATE tables_approvalrequest SET decided_by_id = NULL WHERE id = %s", "decided_by is null, sealed "),
+])
+def test_an_approval_decision_edited_is_named(floor, sql, problem):
+    execute(sql, [floor.credit.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, floor.credit, f"its figures differ from its seal (decided): {problem}")
+
+
+def test_a_pending_request_decided_outside_the_app_is_named(floor, pete):
+    execute("UPDATE tables_approvalrequest SET status = 'approved', decided_by_id = %s WHERE id = %s",
+            [pete.pk, floor.correction.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, floor.correction, 'status is "approved", sealed "pending"')
+
+
+def test_a_deleted_request_is_named_by_its_seal(floor):
+    seal = latest_seal(floor.correction)
+    execute("DELETE FROM tables_approvalrequest WHERE id = %s", [floor.correction.pk])
+
+    ok, lines = verify()
+
+    assert not ok and any(
+        f"position {seal.position}, tables.ApprovalRequest {floor.correction.pk}: sealed here (requested), "
+        "but the record is gone: it was deleted" in line for line in lines
+    )
+
+
+def test_an_inserted_decision_is_named(floor):
+    forged = copy_row(ApprovalRequest, floor.fill.pk, amount=9000)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert inserted(lines, ApprovalRequest, forged)
+
+
+# --- Table counts and signatures: append-only, and sealed -------------------------------------
+
+
+@pytest.mark.parametrize("db_table", ["tables_tablecount", "tables_signature", "ledger_seal"])
+def test_the_apps_role_cannot_edit_or_remove_a_count_a_signature_or_a_seal(floor, db_table):
+    for sql in (f"UPDATE {db_table} SET id = id", f"DELETE FROM {db_table}"):
+        with pytest.raises(IntegrityError, match="append-only"), transaction.atomic():
+            execute(sql)
+
+
+@pytest.mark.parametrize(("sql", "problem"), [
+    ("UPDATE tables_tablecount SET counted = 900 WHERE id = %s", "counted is 900, sealed 1000"),
+    ("UPDATE tables_tablecount SET expected = 900 WHERE id = %s", "expected is 900, sealed 1000"),
+    ("UPDATE tables_tablecount SET denominations = '{\"25\": 36}' WHERE id = %s",
+     'denominations is {"25":36}, sealed {"25":40}'),
+])
+def test_a_count_edited_by_the_owner_is_named(floor, protection_lifted, sql, problem):
+    with protection_lifted("tables_tablecount"):
+        execute(sql, [floor.count.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, floor.count, f"its figures differ from its seal (counted): {problem}")
+
+
+def test_an_inserted_count_is_named(floor):
+    forged = copy_row(TableCount, floor.count.pk, slip_id=floor.spoiled.pk, counted=1200)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert inserted(lines, TableCount, forged)
+
+
+@pytest.mark.parametrize(("sql", "problem"), [
+    ("UPDATE tables_signature SET role = 'witness' WHERE id = %s", 'role is "witness", sealed "dealer"'),
+    ("UPDATE tables_signature SET method = 'pin' WHERE id = %s", 'method is "pin", sealed "password"'),
+    ("UPDATE tables_signature SET device = 'pit-pc' WHERE id = %s", 'device is "pit-pc", sealed "tablet-1"'),
+    ("UPDATE tables_signature SET user_id = {ada} WHERE id = %s", "user is {ada}, sealed {dana}"),
+])
+def test_a_signature_edited_by_the_owner_is_named(floor, protection_lifted, ada, dana, sql, problem):
+    signature = floor.slip(floor.fill).signatures.get(role="dealer")
+    with protection_lifted("tables_signature"):
+        execute(sql.format(ada=ada.pk), [signature.pk])
+
+    ok, lines = verify()
+
+    problem = problem.format(ada=ada.pk, dana=dana.pk)
+    assert not ok and named(lines, signature, f"its figures differ from its seal (signed): {problem}")
+
+
+def test_an_inserted_signature_is_named(floor, ada):
+    signature = floor.slip(floor.credit).signatures.get()
+    forged = copy_row(Signature, signature.pk, user_id=ada.pk, role="pit manager")
+
+    ok, lines = verify()
+
+    assert not ok
+    assert inserted(lines, Signature, forged)

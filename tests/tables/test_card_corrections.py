@@ -327,3 +327,149 @@ def test_a_corrected_card_is_never_saved_with_its_corrected_rank(dealer_pair, da
     with pytest.raises(Exception, match="append-only"):
         hand.card_list[-1].save()
 
+
+
+# The tablet
+
+
+def form(hand, **fields):
+    """The correction form as the hand screen renders it."""
+    return {
+        "key": key(),
+        "seq": hand.seq,
+        "card_seq": hand_records(Hand.objects.get(pk=hand.pk)).card_list[-1].seq,
+        "rank": 6,
+        "reason": "Keyed 9, the card is a 6",
+        "signer": "pete",
+        "secret": "pete-password",
+        **fields,
+    }
+
+
+def test_the_tablet_offers_the_correction_only_while_the_last_record_is_a_physical_card(
+    client, on_shift, dana
+):
+    client.force_login(dana)
+    seat(on_shift, 1, 200, dana)
+    hand = card(card(hand_start(table=on_shift, bets={1: 10}, by=dana, key=key()), 5, dana), 9, dana)
+    url = f"/tablet/hands/{hand.pk}/"
+
+    assert "Correct the last card: the 9 to Dealer" in client.get(url).content.decode()
+    decide(hand, ("hit",), dana)
+    assert "Correct the last card" not in client.get(url).content.decode()
+
+
+def test_a_system_shoes_card_has_no_correction_on_the_tablet(client, pit, pete, dana):
+    table = open_table(pit, pete, Game.ROCKET, "Electronic", 10, 500, decks=2, kind=Shoe.Kind.SYSTEM)
+    shift_start(user=dana, table=table, by=pete)
+    client.force_login(dana)
+    seat(table, 1, 200, dana)
+    hand = card(hand_start(table=table, bets={1: 10}, by=dana, key=key()), None, dana)
+
+    assert "Correct the last card" not in client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+
+
+def test_the_tablet_corrects_the_card_and_the_hand_replays_with_it(client, dealer_pair, dana):
+    _, hand = dealer_pair
+    client.force_login(dana)
+
+    response = client.post(f"/tablet/hands/{hand.pk}/correct-card/", form(hand), HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200
+    assert CardCorrection.objects.get().rank == 6
+    # The answer's own state is issue 13's first point (hand_action, changed elsewhere): read afresh.
+    html = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+    assert "Seat 1 to act." in html and f'data-seq="{hand.seq + 1}"' in html
+    assert "Correct the last card: the 6 to Dealer" in html
+
+
+def test_a_wrong_pin_on_the_tablet_keeps_the_hand_on_screen_with_the_sentence(client, dealer_pair, dana):
+    _, hand = dealer_pair
+    client.force_login(dana)
+
+    response = client.post(
+        f"/tablet/hands/{hand.pk}/correct-card/", form(hand, secret="1234"), HTTP_HX_REQUEST="true"
+    )
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="hand"' in html and "is not right; nothing was signed" in html
+    assert not CardCorrection.objects.exists()
+
+
+def test_an_empty_password_on_the_tablet_is_asked_for_and_not_counted(client, dealer_pair, dana):
+    _, hand = dealer_pair
+    client.force_login(dana)
+
+    response = client.post(f"/tablet/hands/{hand.pk}/correct-card/", form(hand, secret=""))
+
+    assert response.status_code == 400 and "Password or PIN" in response.content.decode()
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.SIGNATURE_FAILED).exists()
+    assert not CardCorrection.objects.exists()
+
+
+def test_a_dealer_at_another_table_cannot_correct_its_card(client, dealer_pair, olga):
+    _, hand = dealer_pair
+    client.force_login(olga)
+
+    response = client.post(f"/tablet/hands/{hand.pk}/correct-card/", form(hand))
+
+    assert response.status_code == 403 and not CardCorrection.objects.exists()
+
+
+# The API
+
+
+def api_correct(client, hand, key_=None, **fields):
+    body = {k: v for k, v in form(hand, **fields).items() if k not in ("key", "seq")}
+    body["expected_seq"] = hand.seq
+    return client.post(
+        f"/api/hands/{hand.pk}/card-corrections/",
+        body,
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key_ or key(),
+        HTTP_X_DEVICE="tablet-7",
+    )
+
+
+@pytest.fixture
+def api(dana):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_login(dana)
+    return client
+
+
+def test_the_api_offers_the_last_card_and_corrects_it_once_per_key(api, dealer_pair):
+    _, hand = dealer_pair
+    offered = api.get(f"/api/hands/{hand.pk}/").json()["correctable"]
+    assert offered == {"seq": hand.seq, "rank": 9, "to": "Dealer"}
+    retry = key()
+
+    first = api_correct(api, hand, retry)
+    again = api_correct(api, hand, retry)
+
+    assert first.status_code == 201 and again.status_code == 201
+    assert first.json() == again.json()
+    assert first.json()["next"]["says"] == "Seat 1 to act."
+    assert first.json()["correctable"] == {**offered, "rank": 6}  # still the last card: correctable again
+    assert CardCorrection.objects.get().device == "tablet-7"
+
+
+def test_the_api_refuses_a_wrong_password_with_403_and_writes_no_correction(api, dealer_pair):
+    _, hand = dealer_pair
+
+    response = api_correct(api, hand, secret="guess")
+
+    assert response.status_code == 403 and "not right" in response.json()["detail"]
+    assert not CardCorrection.objects.exists() and Hand.objects.get(pk=hand.pk).seq == hand.seq
+
+
+def test_the_api_names_a_missing_field(api, dealer_pair):
+    _, hand = dealer_pair
+
+    response = api_correct(api, hand, rank=None)
+
+    assert response.status_code == 400 and "rank" in response.json()
+    assert not CardCorrection.objects.exists()

@@ -156,6 +156,4 @@ def _check_rank(hand: Hand, card: CardEvent, rank) -> None:
         raise HandError(f"The card cannot be corrected to {rank!r}: {error}") from error
     if hand.game == Game.BLACKSTONE and game.finished and unrevealed_after_last_take(game.transcript):
         # The cards of the take left unseen would have to leave the shoe too: more than one record.
-        raise HandError(
-            f"A {rank} here ends the game with cards of the take still unseen. {VOID_INSTEAD}"
-        )
+        raise HandError(f"A {rank} here ends the game with cards of the take still unseen. {VOID_INSTEAD}")

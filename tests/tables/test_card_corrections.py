@@ -1,6 +1,8 @@
 """A mis-keyed card (RULINGS): the most recent card of a hand, while nothing was recorded after it,
 corrected by the dealer with a pit manager's signature; a new record, the hand replays with it."""
 
+import re
+
 import pytest
 from django.apps import apps
 from django.db import IntegrityError, connection, transaction
@@ -328,7 +330,6 @@ def test_a_corrected_card_is_never_saved_with_its_corrected_rank(dealer_pair, da
         hand.card_list[-1].save()
 
 
-
 # The tablet
 
 
@@ -473,3 +474,47 @@ def test_the_api_names_a_missing_field(api, dealer_pair):
 
     assert response.status_code == 400 and "rank" in response.json()
     assert not CardCorrection.objects.exists()
+
+
+# The pit's review and the reconciliation
+
+
+def test_the_pits_review_shows_the_card_as_keyed_and_its_correction(client, dealer_pair, dana, pete):
+    _, hand = dealer_pair
+    hand = settle(decide(correct(hand, 6, dana), ("fold",), dana), dana)
+    client.force_login(pete)
+
+    html = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    assert "Mis-keyed cards, corrected" in html
+    [row] = re.findall(r'<tr class="step-correction">(.*?)</tr>', html, re.S)
+    cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    assert cells[1:7] == [
+        "step 5 · Dealer · shoe card 9",
+        "9",
+        "6",
+        "Keyed 9, the card is a 6",
+        "dana",
+        "pete (password)",
+    ]
+    assert "Replay matches what was posted." in html
+
+
+def test_the_reconciliation_counts_the_corrected_rank(pit, pete, dana):
+    from tests.reports.test_reconciliation import reconcile
+
+    # given a one-deck shoe whose only 1 was keyed for the dealer, corrected to a 6, then dealt to seat 1
+    table = open_table(pit, pete, Game.ROCKET, "Single", 10, 500, decks=1)
+    shift_start(user=pete, pit=pit, by=pete)
+    seat(table, 1, 200, dana)
+    hand = correct(
+        card(card(hand_start(table=table, bets={1: 10}, by=dana, key=key()), 5, dana), 1, dana), 6, dana
+    )
+    hand = play(hand, [1, 2], [("hit",), ("fold",)], dana)
+    settle(hand, dana)
+
+    result = reconcile(table=table.pk)
+
+    # then no rank was dealt more often than the shoe holds, and the hand replays to what was posted
+    assert result["findings"] == []
+    assert result["hands"]["replayed"] == 1

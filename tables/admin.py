@@ -1,8 +1,8 @@
 """The floor and its records in the admin, for auditors above all.
 
 Administrators edit the floor (casinos, pits, tables) and shifts here. Everything written by the
-table services (shoes, seats, hands, cards, decisions, incidents, approvals, slips, signatures and
-counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
+table services (shoes, seats, hands, cards, card corrections, decisions, incidents, approvals, slips,
+signatures and counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
 ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
 dealer and date, loads its related rows in the same query, and exports as CSV.
 """
@@ -17,6 +17,7 @@ from ledger.admin import RecordAdmin
 
 from .models import (
     ApprovalRequest,
+    CardCorrection,
     CardEvent,
     Casino,
     Decision,
@@ -238,6 +239,34 @@ class CardEventAdmin(RecordAdmin):
     ]
     list_select_related = ["hand__table", "keyed_by"]
     search_fields = ["device", "=hand__number", "shoe__table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(CardCorrection)
+class CardCorrectionAdmin(RecordAdmin):
+    list_display = [
+        "hand",
+        "seq",
+        "card__shoe_position",
+        "card__rank",
+        "rank",
+        "reason",
+        "by",
+        "signed_by",
+        "method",
+        "device",
+        "at",
+    ]
+    list_filter = [
+        "hand__game",
+        related_only("hand__table__pit"),
+        related_only("hand__table"),
+        related_only("by"),
+        related_only("signed_by"),
+        "at",
+    ]
+    list_select_related = ["hand__table", "card", "by", "signed_by"]
+    search_fields = ["device", "reason", "=hand__number", "hand__table__name"]
     date_hierarchy = "at"
 
 

@@ -10,6 +10,7 @@ from django import forms
 from tables.models import Shoe
 from tables.services.idempotency import MAX_KEY_LENGTH
 from tables.services.shoes import DEFAULT_BURN
+from tables.services.slips import SignatureGiven
 
 
 class KeyedForm(forms.Form):
@@ -74,6 +75,17 @@ class DecideForm(StepForm):
 
 class VoidForm(StepForm):
     reason = forms.CharField(label="What went wrong", max_length=500)
+
+
+class CardCorrectionForm(StepForm):
+    card_seq = forms.IntegerField(min_value=1)
+    rank = forms.IntegerField(label="The card is a")
+    reason = forms.CharField(label="What was mis-keyed", max_length=500)
+    signer = forms.CharField(label="Pit manager", max_length=150)
+    secret = forms.CharField(label="Password or PIN", max_length=128, strip=False)
+
+    def signer_given(self) -> SignatureGiven:
+        return SignatureGiven(self.cleaned_data["signer"], self.cleaned_data["secret"])
 
 
 def form_message(form: forms.Form) -> str:

@@ -8,18 +8,21 @@ Invariants: a table spreads exactly one game; its limits are whole units with
 Pairs decks; a table has at most one shoe in play and at most one open hand; a
 seat has at most one open session. Card events and decisions are append-only
 (the database refuses UPDATE and DELETE) and hash-chained per table, and so are recycles
-(a shoe that ran dry mid-hand refilled with its discards); within a hand they share one
+(a shoe that ran dry mid-hand refilled with its discards) and card corrections (a mis-keyed
+card's rank put right, the card event itself unchanged); within a hand they share one
 sequence (1, 2, 3...), so a replay knows their order.
 """
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.db.models.query import ModelIterable
 from django.utils import timezone
 
-from ledger.models import AppendOnly, Chained, Sealed, utc_iso
-from tables.games.cards import MAX_DECKS, MIN_DECKS
+from ledger.models import AppendOnly, AppendOnlyQuerySet, Chained, Sealed, utc_iso
+from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 
 
 class Game(models.TextChoices):
@@ -228,8 +231,36 @@ class Receiver(models.TextChoices):
     DISCARD = "discard", "Discard"
 
 
+class DealtCards(ModelIterable):
+    """Card events as the hand plays them: `rank` is the latest correction's, and `keyed_rank`
+    what the dealer keyed (the stored rank). Never save one: its `rank` is not the row's."""
+
+    def __iter__(self):
+        for card in super().__iter__():
+            card.keyed_rank, card.rank = card.rank, card.dealt_rank
+            yield card
+
+
+class CardEventQuerySet(AppendOnlyQuerySet):
+    def as_dealt(self) -> "CardEventQuerySet":
+        """The cards with every correction applied (`CardCorrection`, RULINGS: a mis-keyed card).
+
+        Each card reads its latest correction's rank as `rank` and the stored one as `keyed_rank`;
+        `values()` and aggregates read the rank dealt as `dealt_rank`. Every replay, shoe count and
+        reconciliation reads cards through this, so a correction counts everywhere at once."""
+        latest = CardCorrection.objects.filter(card=OuterRef("pk")).order_by("-seq").values("rank")[:1]
+        dealt = self.annotate(dealt_rank=Coalesce(Subquery(latest), F("rank")))
+        dealt._iterable_class = DealtCards
+        return dealt
+
+
 class CardEvent(Chained, AppendOnly):
-    """A card that left a shoe: who got it, who keyed it, from which device, when."""
+    """A card that left a shoe: who got it, who keyed it, from which device, when.
+
+    `rank` is as keyed, for ever; a mis-keyed card is put right by a `CardCorrection`, which
+    `CardEvent.objects.as_dealt()` applies."""
+
+    objects = CardEventQuerySet.as_manager()
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
     shoe_position = models.PositiveSmallIntegerField(help_text="1 for the shoe's first card.")
@@ -310,6 +341,55 @@ class Recycle(Chained, AppendOnly):
             "burned": self.burned,
             "commitment": self.commitment,
             "by": self.by_id,
+            "device": self.device,
+            "at": self.at.isoformat(),
+        }
+
+
+class CardCorrection(Chained, AppendOnly):
+    """A mis-keyed card put right (RULINGS): the hand's most recent card, while nothing was recorded
+    after it, corrected by the dealer with a pit manager's signature (a fresh password or PIN).
+
+    The card event keeps the rank as keyed; the hand replays with `rank` (`as_dealt`). A card
+    corrected twice plays its latest correction. The correction takes the hand's next sequence
+    number, so every screen that showed the old card is stale.
+    """
+
+    card = models.ForeignKey(CardEvent, on_delete=models.PROTECT, related_name="corrections")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="card_corrections")
+    seq = models.PositiveIntegerField(help_text="Order within the hand.")
+    rank = models.PositiveSmallIntegerField(help_text="The rank the card really was.")
+    reason = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    method = models.CharField(max_length=10, help_text="How the pit manager signed: password or PIN.")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField()
+
+    class Meta(Chained.Meta):
+        constraints = Chained.Meta.constraints + [
+            models.UniqueConstraint(fields=["hand", "seq"], name="card_correction_seq_unique_in_hand"),
+            models.CheckConstraint(
+                condition=Q(rank__gte=min(RANKS)) & Q(rank__lte=max(RANKS)),
+                name="card_correction_rank_1_to_10",
+            ),
+            models.CheckConstraint(condition=~Q(signed_by=F("by")), name="card_correction_signed_by_another"),
+        ]
+
+    def __str__(self):
+        return f"{self.hand} step {self.seq}: card corrected to {self.rank}"
+
+    def chain_content(self) -> dict:
+        return {
+            "record": "card_correction",
+            "card": self.card_id,
+            "hand": self.hand_id,
+            "seq": self.seq,
+            "rank": self.rank,
+            "reason": self.reason,
+            "by": self.by_id,
+            "signed_by": self.signed_by_id,
+            "method": self.method,
             "device": self.device,
             "at": self.at.isoformat(),
         }

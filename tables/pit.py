@@ -585,7 +585,7 @@ def hands_in_progress(table_ids: list[int]) -> dict[int, dict]:
     (four queries for every hand together, not four per hand)."""
     hands = list(Hand.objects.filter(table_id__in=table_ids, status__in=Hand.OPEN).select_related("shoe"))
     events = defaultdict(list)
-    cards = CardEvent.objects.filter(hand__in=hands).exclude(receiver=UNREVEALED)
+    cards = CardEvent.objects.as_dealt().filter(hand__in=hands).exclude(receiver=UNREVEALED)
     for event in [*cards, *Decision.objects.filter(hand__in=hands), *Recycle.objects.filter(hand__in=hands)]:
         events[event.hand_id].append(event)
     pending = dict(

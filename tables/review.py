@@ -6,15 +6,19 @@ from django.db.models import Sum
 
 from ledger.models import Account, Posting
 from tables.games import IllegalAction
-from tables.models import CardEvent, Decision, Hand
+from tables.models import CardCorrection, CardEvent, Decision, Hand
 
 from .services.engine import engine_for
 
 
 def hand_review(hand: Hand) -> dict:
-    """Cards in order with receivers, decisions with who/device/time, the recorded
-    settlement, the ledger postings, and the replay check."""
+    """Cards in order with receivers (as keyed), decisions with who/device/time, the corrections of
+    mis-keyed cards (who keyed, who signed, why, when), the recorded settlement, the ledger
+    postings, and the replay check (which plays the corrected ranks)."""
     cards = CardEvent.objects.filter(hand=hand).select_related("keyed_by").order_by("seq", "shoe_position")
+    corrections = (
+        CardCorrection.objects.filter(hand=hand).select_related("card", "by", "signed_by").order_by("seq")
+    )
     decisions = Decision.objects.filter(hand=hand).select_related("by").order_by("seq")
     postings = (
         Posting.objects.filter(transaction__hand_id=hand.pk)
@@ -25,6 +29,7 @@ def hand_review(hand: Hand) -> dict:
         "hand": hand,
         "cards": list(cards),
         "decisions": list(decisions),
+        "corrections": list(corrections),
         "postings": list(postings),
         "replay": hand_replay_check(hand),
     }

@@ -19,6 +19,7 @@ from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
+from tables.services.card_corrections import hand_correctable_card
 from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card
@@ -60,6 +61,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "shoe": _shoe(hand.shoe, deck),
         "recycled": [_recycled(recycle) for recycle in recycled],
         "actions": _actions(game.next, hand) if playable else None,
+        "correctable": _correctable(hand) if playable else None,
         "settlement": _settlement(game.next, names) if isinstance(game.next, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
@@ -249,6 +251,15 @@ def _next(due, shoe: Shoe, deck: Recycle | None, playable: bool) -> dict[str, An
     # A system shoe shows the dealer the card to place; a physical shoe's order is unknown.
     place = shoe_next_system_card(shoe, deck) if playable and shoe.kind == Shoe.Kind.SYSTEM else None
     return {"kind": "card", "to": due.to, "seat": due.seat, "why": due.why, "says": says, "place": place}
+
+
+def _correctable(hand: Hand) -> dict[str, Any] | None:
+    """The card the dealer may still correct (the last record, from a physical shoe), if any."""
+    card = hand_correctable_card(hand)
+    if card is None:
+        return None
+    to = card.get_receiver_display() + (f" {card.seat}" if card.seat else "")
+    return {"seq": card.seq, "rank": card.rank, "to": to}
 
 
 def _card_sentence(due: CardDue) -> str:

@@ -26,6 +26,7 @@ from tables.models import Hand, SeatSession, Table
 from tables.screens import hand_screen, table_screen
 from tables.selectors import tables_visible_to, user_can_deal
 from tables.services import (
+    hand_correct_card,
     hand_decide,
     hand_record_card,
     hand_settle,
@@ -346,3 +347,25 @@ def hand_void_view(request: HttpRequest, hand_id: int) -> HttpResponse:
         forms.VoidForm,
         lambda hand, form, step: hand_void_request(hand=hand, reason=form.cleaned_data["reason"], **step),
     )
+
+
+@login_required
+@require_POST
+def hand_correct_card_view(request: HttpRequest, hand_id: int) -> HttpResponse:
+    def correct(hand, form, step):
+        data = form.cleaned_data
+        try:
+            return hand_correct_card(
+                hand=hand,
+                card_seq=data["card_seq"],
+                rank=data["rank"],
+                reason=data["reason"],
+                signer=form.signer_given(),
+                device=device(request),
+                **step,
+            )
+        except NotAllowed as refusal:
+            # The signer was refused, not the dealer: keep the hand on screen with the sentence.
+            raise DomainError(refusal.message) from refusal
+
+    return hand_action(request, hand_id, forms.CardCorrectionForm, correct)

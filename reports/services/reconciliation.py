@@ -5,11 +5,12 @@ opening count + fills - credits + collected - paid - chips sold at buy-ins (and 
 is the tray the ledger expects; it is compared with the closing count, the opening count with the
 ledger and with the previous closer. Each term is one grouped query on the tray's postings.
 
-Cards: for every shoe dealt from in the period, the cards dealt (its card events) plus the cards
-left (the shoe's own count) make its composition, the positions run 1, 2, 3... with no gap, and no
-rank was dealt more often than the shoe holds; a system-shuffled shoe's dealt cards are its
-committed order, card for card, and the commitment verifies; a shoe recycled mid-hand is checked
-so deck by deck (its own shuffle, then each recycle); incidents at the table are listed.
+Cards: for every shoe dealt from in the period, the cards dealt (its card events, a corrected card
+counted as its corrected rank) plus the cards left (the shoe's own count) make its composition,
+the positions run 1, 2, 3... with no gap, and no rank was dealt more often than the shoe holds; a
+system-shuffled shoe's dealt cards are its committed order, card for card, and the commitment
+verifies; a shoe recycled mid-hand is checked so deck by deck (its own shuffle, then each recycle);
+incidents at the table are listed.
 
 Hands: every settled hand replays through the engine from its cards and decisions to what the
 ledger posted (`tables.review.hand_replay_check`), and to its own settlement record; a voided hand
@@ -226,8 +227,9 @@ def cards_section(table: Table, start: datetime, end: datetime) -> tuple[dict, l
         )
     }
     ranks = defaultdict(dict)
-    for row in events.filter(rank__isnull=False).values("shoe", "rank").annotate(n=Count("id")):
-        ranks[row["shoe"]][row["rank"]] = row["n"]
+    dealt = events.as_dealt().filter(dealt_rank__isnull=False)
+    for row in dealt.values("shoe", "dealt_rank").annotate(n=Count("id")):
+        ranks[row["shoe"]][row["dealt_rank"]] = row["n"]
     entries, findings = [], []
     for shoe in shoes:
         entry, problems = _shoe_check(shoe, totals.get(shoe.pk, {}), ranks[shoe.pk])
@@ -322,9 +324,8 @@ def _dealt_by_deck(shoe: Shoe, decks: list[_Deck]) -> list[dict[int, int]]:
     """Ranks seen per deck of a shoe that was recycled."""
     starts = [deck.start for deck in decks]
     counts = [defaultdict(int) for _ in decks]
-    for position, rank in CardEvent.objects.filter(shoe=shoe, rank__isnull=False).values_list(
-        "shoe_position", "rank"
-    ):
+    dealt = CardEvent.objects.as_dealt().filter(shoe=shoe, dealt_rank__isnull=False)
+    for position, rank in dealt.values_list("shoe_position", "dealt_rank"):
         counts[bisect_right(starts, position) - 1][rank] += 1
     return counts
 

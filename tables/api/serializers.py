@@ -116,6 +116,24 @@ class VoidRequestSerializer(ExpectedSeqSerializer):
     reason = serializers.CharField(max_length=500, help_text="What went wrong (a misdeal, ...).")
 
 
+class CardCorrectionSerializer(ExpectedSeqSerializer):
+    card_seq = serializers.IntegerField(
+        min_value=1, help_text="The step of the card to correct: the hand's `correctable.seq`."
+    )
+    rank = serializers.IntegerField(
+        min_value=min(RANKS), max_value=max(RANKS), help_text="The rank the card really is."
+    )
+    reason = serializers.CharField(max_length=500, help_text="What was mis-keyed.")
+    signer = serializers.CharField(max_length=150, help_text="The pit manager who signs: their username.")
+    secret = serializers.CharField(
+        max_length=128,
+        write_only=True,
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="The pit manager's password or PIN, typed afresh.",
+    )
+
+
 class ApprovalFilter(serializers.Serializer):
     table = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_BIGINT, help_text="Only this table's requests."
@@ -366,6 +384,14 @@ class ScreenActionsSerializer(serializers.Serializer):
     fold_picks_card = serializers.BooleanField()
 
 
+class ScreenCorrectableSerializer(serializers.Serializer):
+    """The last card, which may still be corrected: post to /api/hands/{id}/card-corrections/."""
+
+    seq = serializers.IntegerField(help_text="The step the card was recorded at: send it as `card_seq`.")
+    rank = serializers.IntegerField(help_text="Its rank as the hand plays it now.")
+    to = serializers.CharField(help_text='Who it went to, e.g. "Seat 2", "Dealer".')
+
+
 class ScreenPaymentSerializer(serializers.Serializer):
     party = serializers.CharField(help_text='A seat number, "house", "carry".')
     who = serializers.CharField()
@@ -418,6 +444,9 @@ class HandScreenSerializer(serializers.Serializer):
     shoe = ScreenShoeSerializer()
     recycled = ScreenRecycleSerializer(many=True, help_text="The shoe ran dry in this hand: decks recycled.")
     actions = ScreenActionsSerializer(allow_null=True)
+    correctable = ScreenCorrectableSerializer(
+        allow_null=True, help_text="Null unless the last record is a card keyed from a physical shoe."
+    )
     settlement = ScreenSettlementSerializer(allow_null=True)
     approvals = ScreenApprovalSerializer(many=True)
     waiting_for = serializers.ChoiceField(

@@ -1,4 +1,5 @@
-"""The table operations over HTTP: tables, seats, shoes, hands, cards, decisions, approvals.
+"""The table operations over HTTP: tables, seats, shoes, hands, cards, decisions, card corrections,
+approvals.
 
 Every change follows the same steps: find the record and the table it belongs
 to; refuse (403) a user who may not change things there; read the
@@ -25,7 +26,9 @@ from tables.screens import hand_screen
 from tables.selectors import tables_visible_to
 from tables.services import (
     HandError,
+    SignatureGiven,
     approval_decide,
+    hand_correct_card,
     hand_decide,
     hand_record_card,
     hand_settle,
@@ -323,6 +326,26 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
             device=device(request),
             expected_seq=decision.validated_data["expected_seq"],
             key=key,
+        )
+        return hand_response(hand, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Correct the hand's last card, mis-keyed, with a pit manager's signature",
+        description="Only the most recent record of the hand, a card keyed from a physical shoe (the "
+        "hand's `correctable`); the card stays on file as keyed and the hand replays with `rank`. "
+        "Anything older is put right by voiding the hand. A refused signature is a 403 and counts "
+        "towards the signer's lockout.",
+        request=s.CardCorrectionSerializer,
+        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"], url_path="card-corrections")
+    def card_corrections(self, request, pk=None):
+        hand, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.CardCorrectionSerializer, request)
+        signer = SignatureGiven(data.pop("signer"), data.pop("secret"))
+        hand = hand_correct_card(
+            hand=hand, **data, signer=signer, by=request.user, device=device(request), key=key
         )
         return hand_response(hand, status.HTTP_201_CREATED)
 

@@ -1,6 +1,7 @@
 """Every write at a table, as plain functions named `<entity>_<verb>`."""
 
 from .approvals import approval_decide, correction_request, hand_void_request
+from .card_corrections import hand_correct_card
 from .counts import table_count, table_is_open
 from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
@@ -28,6 +29,7 @@ __all__ = [
     "SeatError",
     "ShoeError",
     "TrayError",
+    "hand_correct_card",
     "hand_decide",
     "hand_record_card",
     "hand_settle",

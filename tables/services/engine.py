@@ -1,7 +1,8 @@
 """The bridge between a recorded hand and the rules engine.
 
 A hand's engine is rebuilt from its start record and its card events and
-decisions in sequence order: the same replay an auditor runs.
+decisions in sequence order: the same replay an auditor runs. Cards are read
+as dealt (`CardEvent.objects.as_dealt()`): a corrected card plays its corrected rank.
 """
 
 from collections.abc import Iterable
@@ -55,7 +56,7 @@ def start_engine(hand: Hand) -> Game:
 
 
 HAND_RECORDS = (
-    Prefetch("cards", CardEvent.objects.order_by("seq"), to_attr="card_list"),
+    Prefetch("cards", CardEvent.objects.as_dealt().order_by("seq"), to_attr="card_list"),
     Prefetch("decisions", Decision.objects.order_by("seq"), to_attr="decision_list"),
     Prefetch("recycles", Recycle.objects.order_by("seq"), to_attr="recycle_list"),
     Prefetch("approvals", ApprovalRequest.objects.order_by("requested_at", "pk"), to_attr="approval_list"),
@@ -120,8 +121,8 @@ def _burn(shoe: EngineShoe, rank: int | None) -> None:
 
 def engine_for(hand: Hand) -> Game:
     """The hand's game as its records in the database leave it."""
-    records = (model.objects.filter(hand=hand) for model in (CardEvent, Decision, Recycle))
-    return replay(hand, *records)
+    cards = CardEvent.objects.as_dealt().filter(hand=hand)
+    return replay(hand, cards, *(model.objects.filter(hand=hand) for model in (Decision, Recycle)))
 
 
 def unrevealed_after_last_take(transcript: list) -> int:

@@ -228,12 +228,12 @@ def shoe_take_position(shoe: Shoe) -> int:
 
 def shoe_known_remaining(shoe: Shoe) -> list[int]:
     """Cards of each rank (index 0 unused) the shoe can still hold, given the ranks seen
-    since its latest shuffle or recycle."""
+    since its latest shuffle or recycle (a corrected card counts as its corrected rank)."""
     recycle = shoe_deck(shoe)
     remaining = list(recycle.ranks if recycle else composition(shoe.decks))
-    seen = _current_deck_cards(shoe).filter(rank__isnull=False).values("rank").annotate(n=Count("id"))
-    for row in seen.order_by():
-        remaining[row["rank"]] -= row["n"]
+    dealt = _current_deck_cards(shoe).as_dealt().filter(dealt_rank__isnull=False)
+    for row in dealt.values("dealt_rank").annotate(n=Count("id")).order_by():
+        remaining[row["dealt_rank"]] -= row["n"]
     return remaining
 
 

@@ -97,6 +97,15 @@ def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "")
     return signature
 
 
+def signer_check(*, given: SignatureGiven, role: str, table: Table):
+    """The signer `given` names and how they signed (PIN or password), checked afresh as for a slip
+    (the lockout first) and allowed to sign as `role` at `table`; for a record signed without a slip."""
+    user, method = _authenticate(given)
+    if not _may_sign(user, role, table):
+        raise SignatureRefused(f"{user.get_username()} cannot sign as {role} at {table}.", given.username)
+    return user, method
+
+
 def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     """Spoil a slip: its number stays used, marked voided with the reason."""
     if not reason.strip():

@@ -18,6 +18,7 @@ from casino.models import AuditEvent
 from ledger.models import Account, Chain, Posting, Transaction
 from tables.models import (
     ApprovalRequest,
+    CardCorrection,
     CardEvent,
     Casino,
     Decision,
@@ -39,6 +40,7 @@ from tables.services import (
     SignatureGiven,
     approval_decide,
     fill_request,
+    hand_correct_card,
     hand_settle,
     hand_start,
     hand_void_request,
@@ -57,6 +59,7 @@ READ_ONLY = [
     Account,
     Chain,
     CardEvent,
+    CardCorrection,
     Decision,
     Recycle,
     Incident,
@@ -83,9 +86,22 @@ def url(model, view, *args):
     return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
 
 
-def rocket_hand(table, dealer, bets, cards, decisions):
+def rocket_hand(table, dealer, bets, cards, decisions, corrected=()):
+    """A hand played and settled; its first card is corrected to each rank of `corrected` in turn."""
     hand = hand_start(table=table, bets=bets, by=dealer, key=key())
-    hand = play(hand, cards, decisions, dealer)
+    hand = card(hand, cards[0], dealer)
+    for rank in corrected:
+        hand = hand_correct_card(
+            hand=hand,
+            card_seq=1,
+            rank=rank,
+            reason="Mis-keyed",
+            signer=SignatureGiven("pete", "pete-password"),
+            by=dealer,
+            expected_seq=hand.seq,
+            key=key(),
+        )
+    hand = play(hand, cards[1:], decisions, dealer)
     return hand_settle(hand=hand, by=dealer, expected_seq=hand.seq, key=key())
 
 
@@ -118,7 +134,7 @@ def floor(db):
     count(electronic, "opener", olga, paul)
 
     seat(rocket, 1, 500, dana, name="Mr Lee"), seat(rocket, 2, 500, dana, name="=HYPERLINK(1)")
-    rocket_hand(rocket, dana, {1: 20, 2: 50}, [5, 6, 9, 4, 9], [("hit",), ("fold",)])
+    rocket_hand(rocket, dana, {1: 20, 2: 50}, [5, 6, 9, 4, 9], [("hit",), ("fold",)], corrected=(8, 5))
     rocket_hand(rocket, dana, {1: 30, 2: 10}, [2, 7, 8, 2, 5, 8], [("hit",), ("hit",)])
     seat(electronic, 3, 300, olga, name="Ms Ode")
     voided = hand_start(table=electronic, bets={3: 20}, by=olga, key=key())

@@ -7,13 +7,8 @@ the hand's sequence number the screen showed.
 
 from django import forms
 
+from casino.web import KeyedForm
 from tables.models import Shoe
-from tables.services.idempotency import MAX_KEY_LENGTH
-from tables.services.shoes import DEFAULT_BURN
-
-
-class KeyedForm(forms.Form):
-    key = forms.CharField(label="Idempotency key", max_length=MAX_KEY_LENGTH)
 
 
 class SeatOpenForm(KeyedForm):
@@ -29,7 +24,7 @@ class AmountForm(KeyedForm):
 class ShoeForm(KeyedForm):
     decks = forms.IntegerField(label="Decks")
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
-    burn = forms.IntegerField(label="Burn", initial=DEFAULT_BURN)
+    burn = forms.IntegerField(label="Burn")  # the screen offers DEFAULT_BURN (tables.services.shoes)
 
 
 class HandStartForm(KeyedForm):
@@ -75,12 +70,3 @@ class DecideForm(StepForm):
 class VoidForm(StepForm):
     reason = forms.CharField(label="What went wrong", max_length=500)
 
-
-def form_message(form: forms.Form) -> str:
-    """The form's errors as one sentence for the tablet's banner."""
-    parts = []
-    for name, errors in form.errors.items():
-        label = form.fields[name].label if name in form.fields else None
-        text = " ".join(errors)
-        parts.append(f"{label}: {text}" if label else text)
-    return " ".join(parts)

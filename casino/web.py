@@ -122,11 +122,13 @@ class Pages:
         *,
         done: Answer,
         check: Check | None = None,
+        failed: Failed | None = None,
         show: Callable[[HttpRequest, Any], HttpResponse] | None = None,
     ):
         """A form that calls one service: the view is `call(request, obj, form)`, given the parsed
-        form, and returns what the service returned; `done` draws the answer from that. With
-        `show`, a GET of the same address draws the empty form."""
+        form, and returns what the service returned; `done` draws the answer from that. `check`
+        and `failed` stand in for the family's own; with `show`, a GET of the same address draws
+        the empty form."""
 
         def decorate(call: Callable[[HttpRequest, Any, forms.Form], Any]):
             @self.page(check=check, methods=("GET", "POST") if show else ("POST",))
@@ -138,7 +140,7 @@ class Pages:
                 try:
                     result = call(request, obj, valid(form))
                 except DomainError as error:
-                    return self.failed(request, obj, error, form)
+                    return (failed or self.failed)(request, obj, error, form)
                 return done(request, result)
 
             return acted

@@ -307,7 +307,7 @@ def test_an_auditor_sees_every_pit(floor, paul, ada):
 def test_a_tables_history_pages_its_hands_newest_first_with_counts_fills_and_incidents(
     floor, dana, pete, settings, monkeypatch
 ):
-    monkeypatch.setattr("tables.pit.HANDS_PER_PAGE", 1)
+    monkeypatch.setattr("tables.pit.selectors.HANDS_PER_PAGE", 1)
     first = settled_hand(floor, dana)
     second = hand_start(table=floor, bets={1: 10}, by=dana, key=key())
     hand_void_request(hand=second, by=dana, reason="Two cards stuck.", expected_seq=0, key=key())

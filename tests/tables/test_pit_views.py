@@ -656,3 +656,9 @@ def test_the_hand_review_names_the_hand_as_the_ledger_does(floor, dana, pete):
     postings = page[page.index('id="postings-title"') :]
     assert f"in the ledger hand {hand.pk}" in page and f"The wagers of hand {hand.pk}" in postings
     assert f"Hand {hand.number}: bets" in postings and f"Hand {hand.number} settlement" in postings
+
+
+def test_the_pit_polls_as_often_as_the_pit_poll_setting_says(floor, pete, settings):
+    settings.PIT_POLL_SECONDS = 600
+
+    assert 'hx-trigger="every 600s"' in signed_in(pete).get("/pit/").content.decode()

@@ -597,3 +597,10 @@ def test_a_seat_opened_shows_in_the_tables_answer(client, dealing):
 
     seat_4 = page(response).split('aria-label="Seat 4"')[1].split("</article>")[0]
     assert response.status_code == 200 and "Dee" in seat_4 and ">150</b> chips" in seat_4
+
+
+def test_the_poll_interval_is_the_tablet_poll_setting(client, rocket_hand, settings):
+    settings.TABLET_POLL_SECONDS = 600
+
+    assert 'hx-trigger="every 600s"' in page(client.get(hand_url(rocket_hand)))
+    assert 'hx-trigger="every 600s"' in page(client.get(f"/tablet/{rocket_hand.table_id}/"))

@@ -118,17 +118,17 @@ class Pages:
 
     def action(
         self,
-        form_class: type[forms.Form],
+        form_class: Callable[[Any], forms.Form],
         *,
         done: Answer,
         check: Check | None = None,
         failed: Failed | None = None,
         show: Callable[[HttpRequest, Any], HttpResponse] | None = None,
     ):
-        """A form that calls one service: the view is `call(request, obj, form)`, given the parsed
-        form, and returns what the service returned; `done` draws the answer from that. `check`
-        and `failed` stand in for the family's own; with `show`, a GET of the same address draws
-        the empty form."""
+        """A form that calls one service: `form_class(request.POST)` is parsed, then the view is
+        `call(request, obj, form)`, given the parsed form, and returns what the service returned;
+        `done` draws the answer from that. `check` and `failed` stand in for the family's own; with
+        `show`, a GET of the same address draws the empty form."""
 
         def decorate(call: Callable[[HttpRequest, Any, forms.Form], Any]):
             @self.page(check=check, methods=("GET", "POST") if show else ("POST",))

@@ -69,4 +69,3 @@ class DecideForm(StepForm):
 
 class VoidForm(StepForm):
     reason = forms.CharField(label="What went wrong", max_length=500)
-

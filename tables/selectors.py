@@ -22,6 +22,10 @@ def tables_visible_to(user) -> QuerySet[Table]:
     )
 
 
+def user_sees_table(user, table: Table) -> bool:
+    return tables_visible_to(user).filter(pk=table.pk).exists()
+
+
 def sees_every_table(user) -> bool:
     """Auditors (who read everything) and superusers; floor staff see their shift's tables."""
     return user.is_superuser or (

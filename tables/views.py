@@ -22,7 +22,7 @@ from casino.web import FreshKeys, KeyedForm, Pages, device, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
 from tables.screens import hand_screen, table_screen
-from tables.selectors import tables_visible_to, user_can_deal
+from tables.selectors import tables_visible_to, user_can_deal, user_sees_table
 from tables.services import (
     hand_decide,
     hand_record_card,
@@ -44,7 +44,7 @@ RANKS = range(1, 11)
 
 
 def check_view(user, table: Table) -> None:
-    if not tables_visible_to(user).filter(pk=table.pk).exists():
+    if not user_sees_table(user, table):
         raise NotAllowed(f"{table} is not one of your tables: you are not on shift there.")
 
 

@@ -25,7 +25,7 @@ from casino.web import FreshKeys, Pages, device, nothing, version
 from tables.models import ApprovalRequest, Hand, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
-from tables.selectors import sees_every_table, tables_visible_to, user_can_deal, user_can_supervise
+from tables.selectors import sees_every_table, user_can_deal, user_can_supervise, user_sees_table
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -58,7 +58,7 @@ def check_watch_table(user, table: Table) -> None:
 
 
 def check_sees(user, table: Table) -> None:
-    if not tables_visible_to(user).filter(pk=table.pk).exists():
+    if not user_sees_table(user, table):
         raise NotAllowed(f"{table} is not one of your tables: you are not on shift in its pit.")
 
 

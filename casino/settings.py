@@ -246,6 +246,11 @@ CELERY_BEAT_SCHEDULE = {
     "reports-end-of-day": {"task": "reports.end_of_day", "schedule": crontab(hour=6, minute=15)},
 }
 
+# Screens poll for changes made elsewhere (a second tablet, the pit) every this many seconds; a
+# tap's own answer never waits for the poll, so the browser tests set these very high to prove it.
+TABLET_POLL_SECONDS = env.int("TABLET_POLL_SECONDS", default=2)
+PIT_POLL_SECONDS = env.int("PIT_POLL_SECONDS", default=3)
+
 # Reports: the gaming day closes at this hour (local time); Rocket's theoretical edge is simulated
 # over REPORTS_EDGE_HANDS luck-adjusted hands and its spread over REPORTS_VARIANCE_HANDS hands.
 REPORTS_GAMING_DAY_HOUR = env.int("REPORTS_GAMING_DAY_HOUR", default=6)

@@ -2,18 +2,17 @@
 
 Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer is refused (403).
 Running a report changes no record of the floor, so an auditor, who changes nothing, may run one.
-Only a supervisor closes an investigation. Progress is polled with htmx; no inline script.
+Only a supervisor closes an investigation (the service says so, 403). Progress is polled with htmx;
+no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
 """
 
 import csv
 
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
 
-from casino.errors import DomainError
+from casino.errors import DomainError, NotAllowed
+from casino.web import Pages, nothing
 from reports.charts import hold_chart_svg
 from reports.exports import report_rows
 from reports.forms import CloseForm, StartForm
@@ -24,107 +23,118 @@ RECENT = 50  # reports listed on the start page
 PERIODS = [("day", "Day"), ("mtd", "Month to date"), ("ytd", "Year to date")]
 
 
-def _require_reports(user) -> None:
+def check_reports(user, _=None) -> None:
     if not user.has_perm("reports.view_report"):
-        raise PermissionDenied("Reports are for pit managers and auditors.")
+        raise NotAllowed("Reports are for pit managers and auditors.")
 
 
-@login_required
-@require_GET
-def report_list(request):
-    _require_reports(request.user)
+def refused(request, error: NotAllowed) -> HttpResponse:
+    return render(request, "refused.html", {"message": error.message}, status=error.status)
+
+
+def render_list(request, form: StartForm, status: int = 200) -> HttpResponse:
     reports = Report.objects.select_related("requested_by")[:RECENT]
-    return render(request, "reports/list.html", {"reports": reports, "form": StartForm(auto_id=False)})
+    return render(request, "reports/list.html", {"reports": reports, "form": form}, status=status)
 
 
-@login_required
-@require_POST
-def report_start(request):
-    _require_reports(request.user)
-    form = StartForm(request.POST, auto_id=False)
-    if form.is_valid():
-        try:
-            report = report_request(kind=form.cleaned_data["kind"], params=form.params(), by=request.user)
-        except DomainError as error:
-            form.add_error(None, error.message)
-        else:
-            return redirect("reports:detail", report.pk)
-    reports = Report.objects.select_related("requested_by")[:RECENT]
-    return render(request, "reports/list.html", {"reports": reports, "form": form}, status=400)
+def start_failed(request, _, error: DomainError, form: StartForm) -> HttpResponse:
+    if form.is_valid():  # the service refused what the form let through: say it above the forms
+        form.add_error(None, error.message)
+    return render_list(request, form, status=error.status)
 
 
-@login_required
-@require_GET
-def report_detail(request, pk: int):
-    _require_reports(request.user)
-    report = get_object_or_404(Report.objects.select_related("requested_by"), pk=pk)
+REPORTS = Pages(fetch=nothing, check=check_reports, refused=refused, failed=start_failed)
+
+
+def report_fetch(**where):
+    """The report of the URL's `pk`, further filtered by `where` (404 otherwise)."""
+    return lambda request, pk: get_object_or_404(
+        Report.objects.select_related("requested_by"), pk=pk, **where
+    )
+
+
+@REPORTS.page()
+def report_list(request, _):
+    return render_list(request, StartForm(auto_id=False))
+
+
+@REPORTS.action(
+    lambda data: StartForm(data, auto_id=False),
+    done=lambda request, report: redirect("reports:detail", report.pk),
+)
+def report_start(request, _, form: StartForm) -> Report:
+    return report_request(kind=form.cleaned_data["kind"], params=form.params(), by=request.user)
+
+
+REPORT = Pages(fetch=report_fetch(), check=check_reports, refused=refused)
+
+
+@REPORT.page()
+def report_detail(request, report: Report):
     context = {"report": report, "result": report.result, "periods": PERIODS}
     return render(request, f"reports/detail_{report.kind}.html", context)
 
 
-@login_required
-@require_GET
-def report_progress(request, pk: int):
+@REPORT.page()
+def report_progress(request, report: Report):
     """The progress bar alone, for htmx polling; once the report has finished, reload the page."""
-    _require_reports(request.user)
-    report = get_object_or_404(Report, pk=pk)
     response = render(request, "reports/_progress.html", {"report": report})
     if report.status in (Report.Status.DONE, Report.Status.FAILED):
         response["HX-Refresh"] = "true"
     return response
 
 
-@login_required
-@require_GET
-def report_csv(request, pk: int):
-    _require_reports(request.user)
-    report = get_object_or_404(Report, pk=pk, status=Report.Status.DONE)
+@Pages(fetch=report_fetch(status=Report.Status.DONE), check=check_reports, refused=refused).page()
+def report_csv(request, report: Report):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="report-{report.pk}-{report.kind}.csv"'
     csv.writer(response).writerows(report_rows(report))
     return response
 
 
-@login_required
-@require_GET
-def report_chart(request, pk: int):
-    _require_reports(request.user)
-    report = get_object_or_404(Report, pk=pk, kind=Report.Kind.HOUSE_EDGE, status=Report.Status.DONE)
+CHARTED = report_fetch(kind=Report.Kind.HOUSE_EDGE, status=Report.Status.DONE)
+
+
+@Pages(fetch=CHARTED, check=check_reports, refused=refused).page()
+def report_chart(request, report: Report):
     return HttpResponse(hold_chart_svg(report.result.get("series", [])), content_type="image/svg+xml")
 
 
-@login_required
-@require_GET
-def investigation_list(request):
-    _require_reports(request.user)
+# Investigations
+
+
+def render_investigations(request, *, error: str = "", status: int = 200) -> HttpResponse:
     investigations = Investigation.objects.select_related("table", "closed_by", "report")
-    status = request.GET.get("status", Investigation.Status.OPEN)
-    if status in Investigation.Status.values:
-        investigations = investigations.filter(status=status)
-    return render(
-        request,
-        "reports/investigations.html",
-        {
-            "investigations": investigations,
-            "status": status,
-            "form": CloseForm(),
-            "may_close": request.user.has_perm("tables.supervise_table"),
-        },
+    shown = request.GET.get("status", Investigation.Status.OPEN)
+    if shown in Investigation.Status.values:
+        investigations = investigations.filter(status=shown)
+    context = {
+        "investigations": investigations,
+        "status": shown,
+        "form": CloseForm(),
+        "may_close": request.user.has_perm("tables.supervise_table"),
+        "error": error,
+    }
+    return render(request, "reports/investigations.html", context, status=status)
+
+
+INVESTIGATION = Pages(
+    fetch=lambda request, pk: get_object_or_404(Investigation, pk=pk),
+    check=check_reports,
+    refused=refused,
+    failed=lambda request, _, error, form: render_investigations(
+        request, error=error.message, status=error.status
+    ),
+)
+
+
+@REPORTS.page()
+def investigation_list(request, _):
+    return render_investigations(request)
+
+
+@INVESTIGATION.action(CloseForm, done=lambda request, investigation: redirect("reports:investigations"))
+def investigation_close_view(request, investigation: Investigation, form: CloseForm) -> Investigation:
+    return investigation_close(
+        investigation=investigation, findings=form.cleaned_data["findings"], by=request.user
     )
-
-
-@login_required
-@require_POST
-def investigation_close_view(request, pk: int):
-    _require_reports(request.user)
-    investigation = get_object_or_404(Investigation, pk=pk)
-    form = CloseForm(request.POST)
-    if not form.is_valid():
-        return HttpResponse("Write what the investigation found.", status=400)
-    try:
-        investigation_close(
-            investigation=investigation, findings=form.cleaned_data["findings"], by=request.user
-        )
-    except DomainError as error:
-        return HttpResponse(error.message, status=error.status)
-    return redirect("reports:investigations")

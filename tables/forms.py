@@ -7,14 +7,9 @@ the hand's sequence number the screen showed.
 
 from django import forms
 
+from casino.web import KeyedForm
 from tables.models import Shoe
-from tables.services.idempotency import MAX_KEY_LENGTH
-from tables.services.shoes import DEFAULT_BURN
 from tables.services.slips import SignatureGiven
-
-
-class KeyedForm(forms.Form):
-    key = forms.CharField(label="Idempotency key", max_length=MAX_KEY_LENGTH)
 
 
 class SeatOpenForm(KeyedForm):
@@ -30,7 +25,7 @@ class AmountForm(KeyedForm):
 class ShoeForm(KeyedForm):
     decks = forms.IntegerField(label="Decks")
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
-    burn = forms.IntegerField(label="Burn", initial=DEFAULT_BURN)
+    burn = forms.IntegerField(label="Burn")  # the screen offers DEFAULT_BURN (tables.services.shoes)
 
 
 class HandStartForm(KeyedForm):
@@ -87,12 +82,3 @@ class CardCorrectionForm(StepForm):
     def signer_given(self) -> SignatureGiven:
         return SignatureGiven(self.cleaned_data["signer"], self.cleaned_data["secret"])
 
-
-def form_message(form: forms.Form) -> str:
-    """The form's errors as one sentence for the tablet's banner."""
-    parts = []
-    for name, errors in form.errors.items():
-        label = form.fields[name].label if name in form.fields else None
-        text = " ".join(errors)
-        parts.append(f"{label}: {text}" if label else text)
-    return " ".join(parts)

@@ -79,12 +79,18 @@ class Table(models.Model):
     def __str__(self):
         return self.name
 
-    def clean(self):
-        from tables.games import IllegalAction
+    def house_rules(self):
+        """The table's options as its game's engine reads them, every default filled in (the engine
+        owns the defaults: Blackstone's ante 5, Starboard's 1). Raises IllegalAction if impossible."""
         from tables.games.replay import games
 
+        return games()[self.game].Options.build(self.options)
+
+    def clean(self):
+        from tables.games import IllegalAction
+
         try:
-            games()[self.game].Options.build(self.options)
+            self.house_rules()
         except (IllegalAction, TypeError) as error:
             raise ValidationError({"options": str(error)}) from error
         if self.game == Game.ROCKET and (self.min_bet % 10 or self.max_bet % 10):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import pit
+from tables.pit import views as pit
 
 app_name = "pit"
 

@@ -26,7 +26,6 @@ from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_c
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
-DEFAULT_ANTE = {Game.BLACKSTONE: 5, Game.STARBOARD: 1}  # as hand_start charges when the table sets none
 
 
 def hand_screen(hand: Hand) -> dict[str, Any]:
@@ -136,7 +135,7 @@ def _seat_numbers(table: Table) -> range:
 
 
 def _ante(table: Table) -> int:
-    return table.options.get("ante", DEFAULT_ANTE[table.game])
+    return table.house_rules().ante
 
 
 def _table_seat(number: int, session: SeatSession | None, chips: dict) -> dict[str, Any]:

@@ -22,6 +22,10 @@ def tables_visible_to(user) -> QuerySet[Table]:
     )
 
 
+def user_sees_table(user, table: Table) -> bool:
+    return tables_visible_to(user).filter(pk=table.pk).exists()
+
+
 def sees_every_table(user) -> bool:
     """Auditors (who read everything) and superusers; floor staff see their shift's tables."""
     return user.is_superuser or (
@@ -31,27 +35,33 @@ def sees_every_table(user) -> bool:
 
 def user_can_deal(user, table: Table) -> bool:
     """A dealer on shift at the table, or a pit manager on shift in its pit."""
-    return _on_shift_holding(user, "deal_table", Q(table=table) | Q(pit_id=table.pit_id))
+    return _shifts_holding(user, "deal_table", Q(table=table) | Q(pit_id=table.pit_id)).exists()
 
 
 def user_can_supervise(user, table: Table) -> bool:
     """A pit manager on shift in the table's pit."""
-    return _on_shift_holding(user, "supervise_table", Q(pit_id=table.pit_id))
+    return table.pit_id in supervised_pits(user)
 
 
-def _on_shift_holding(user, codename: str, where: Q) -> bool:
-    """Whether `user` has an open shift matching `where` and holds the permission `tables.<codename>`.
+def supervised_pits(user) -> set[int]:
+    """The pits `user` decides in: the pit of each open shift they hold as a pit manager."""
+    shifts = _shifts_holding(user, "supervise_table", Q(pit__isnull=False))
+    return set(shifts.values_list("pit_id", flat=True))
+
+
+def _shifts_holding(user, codename: str, where: Q) -> QuerySet[Shift]:
+    """`user`'s open shifts matching `where`, if they hold the permission `tables.<codename>`.
 
     One query, asked on every change a tablet sends: the permission is what `user.has_perm` answers
     with the model backend (an active user's own permissions and their groups', every permission
     for a superuser), joined to the shift instead of loading all of the user's permissions first.
     """
     if not user.is_active:
-        return False
+        return Shift.objects.none()
     shifts = open_shifts(user).filter(where)
     if user.is_superuser:
-        return shifts.exists()
+        return shifts
     holding = Q()
     for path in ("user__user_permissions", "user__groups__permissions"):
         holding |= Q(**{f"{path}__codename": codename, f"{path}__content_type__app_label": "tables"})
-    return shifts.filter(holding).exists()
+    return shifts.filter(holding)

@@ -1,30 +1,28 @@
 """The dealer's tablet: server-rendered pages, htmx for taps and polling.
 
-Every action view parses its form, checks that the user may deal at the table,
-calls one service and renders the fresh screen (`tables.screens`). A refusal
-re-renders the screen with the service's sentence and its status: 400 for a
-domain error, 403 for a user who may not deal here, 409 for a stale screen;
-the services write nothing in any of those cases. Without htmx a successful
-post redirects (post/redirect/get); with htmx the fresh fragment is swapped in.
+Every view goes through `casino.web.Pages` (`TABLE` and `HAND` below): it checks the user may deal
+at the table, parses the form, calls one service and answers with what the service returned, so
+the step, the next card and the chips on the answer are those the tap left. A refusal re-renders
+the screen with the service's sentence and its status: 400 for a domain error, 403 for a user who
+may not deal here, 409 for a stale screen; the services write nothing in any of those cases.
+Without htmx a successful post redirects (post/redirect/get); with htmx the fresh fragment is
+swapped in.
 """
 
-import hashlib
-import json
-import uuid
-from collections.abc import Callable
-
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
 from casino.errors import Conflict, DomainError, NotAllowed
+from casino.web import FreshKeys, KeyedForm, Pages, device, version
 from tables import forms
-from tables.models import Hand, SeatSession, Table
+from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
 from tables.screens import hand_screen, table_screen
-from tables.selectors import tables_visible_to, user_can_deal
+from tables.selectors import tables_visible_to, user_can_deal, user_sees_table
 from tables.services import (
     hand_correct_card,
     hand_decide,
@@ -37,32 +35,17 @@ from tables.services import (
     seat_open,
     shoe_start,
 )
+from tables.services.shoes import DEFAULT_BURN
 
 STALE = "The hand has moved on. Refresh"
-POLL_SECONDS = 2  # a second tablet at the table sees a change within this long
 RANKS = range(1, 11)
-
-
-class FreshKeys:
-    """Mints an idempotency key each time a template reads `fresh.key`: one per form rendered,
-    so a browser's retry of that form sends the same key and the service answers it once."""
-
-    @property
-    def key(self) -> str:
-        return uuid.uuid4().hex
-
-
-def device(request: HttpRequest) -> str:
-    """What the card and decision records name as the device: the tablet's own name (its device
-    cookie, see casino.middleware), since every tablet on the floor may share one address."""
-    return request.device
 
 
 # Permissions
 
 
 def check_view(user, table: Table) -> None:
-    if not tables_visible_to(user).filter(pk=table.pk).exists():
+    if not user_sees_table(user, table):
         raise NotAllowed(f"{table} is not one of your tables: you are not on shift there.")
 
 
@@ -71,79 +54,11 @@ def check_deal(user, table: Table) -> None:
         raise NotAllowed(f"You may not deal at {table}: only its dealer on shift or the pit manager may.")
 
 
-def valid(form):
-    if not form.is_valid():
-        raise DomainError(forms.form_message(form))
-    return form
-
-
 def refused(request: HttpRequest, error: NotAllowed) -> HttpResponse:
     return render(request, "tables/refused.html", {"message": error.message}, status=error.status)
 
 
-# Pages
-
-
-@login_required
-@require_GET
-def table_list(request: HttpRequest) -> HttpResponse:
-    """The tables this user may see: a dealer's own table, a pit manager's pit."""
-    return render(request, "tables/floor.html", {"tables": tables_visible_to(request.user)})
-
-
-@login_required
-@require_GET
-def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = get_object_or_404(Table, pk=table_id)
-    try:
-        check_view(request.user, table)
-    except NotAllowed as error:
-        return refused(request, error)
-    return render_table(request, table)
-
-
-@login_required
-@require_GET
-def table_poll(request: HttpRequest, table_id: int) -> HttpResponse:
-    """204 while the table looks the same as the screen's version; else the fresh fragment."""
-    table = get_object_or_404(Table, pk=table_id)
-    try:
-        check_view(request.user, table)
-    except NotAllowed as error:
-        return refused(request, error)
-    screen = table_screen(table)
-    if version(screen) == request.GET.get("v"):
-        return HttpResponse(status=204)
-    return render_table(request, table, screen=screen, fragment=True)
-
-
-@login_required
-@require_GET
-def hand_page(request: HttpRequest, hand_id: int) -> HttpResponse:
-    hand = get_object_or_404(Hand.objects.select_related("table"), pk=hand_id)
-    try:
-        check_view(request.user, hand.table)
-    except NotAllowed as error:
-        return refused(request, error)
-    return render_hand(request, hand)
-
-
-@login_required
-@require_GET
-def hand_poll(request: HttpRequest, hand_id: int) -> HttpResponse:
-    """204 while the hand is at the sequence number the screen shows; else the fresh fragment."""
-    hand = get_object_or_404(Hand.objects.select_related("table"), pk=hand_id)
-    try:
-        check_view(request.user, hand.table)
-    except NotAllowed as error:
-        return refused(request, error)
-    if str(hand.seq) == request.GET.get("seq"):
-        return HttpResponse(status=204)
-    return render_hand(request, hand, fragment=True)
-
-
-def version(screen: dict) -> str:
-    return hashlib.sha256(json.dumps(screen, sort_keys=True).encode()).hexdigest()[:16]
+# Drawing the screens
 
 
 def render_table(request, table, *, screen=None, error="", status=200, fragment=False) -> HttpResponse:
@@ -154,7 +69,8 @@ def render_table(request, table, *, screen=None, error="", status=200, fragment=
         "fresh": FreshKeys(),
         "can_deal": user_can_deal(request.user, table),
         "error": error,
-        "poll_seconds": POLL_SECONDS,
+        "poll_seconds": settings.TABLET_POLL_SECONDS,
+        "burn": DEFAULT_BURN,
     }
     template = "tables/_table.html" if fragment or request.htmx else "tables/table.html"
     return render(request, template, context, status=status)
@@ -168,137 +84,161 @@ def render_hand(request, hand, *, error="", stale=False, status=200, fragment=Fa
         "error": error,
         "stale": stale,
         "ranks": RANKS,
-        "poll_seconds": POLL_SECONDS,
+        "poll_seconds": settings.TABLET_POLL_SECONDS,
     }
     template = "tables/_hand.html" if fragment or request.htmx else "tables/hand.html"
     return render(request, template, context, status=status)
-
-
-# Actions at the table: seats, shoe, a new hand
-
-
-def table_action(request: HttpRequest, table_id: int, form_class, call: Callable) -> HttpResponse:
-    """Check, parse, call the service; then the fresh table (or the new hand), or the refusal."""
-    table = get_object_or_404(Table.objects.select_related("pit"), pk=table_id)
-    try:
-        check_deal(request.user, table)
-        result = call(table, valid(form_class(request.POST)).cleaned_data, request)
-    except NotAllowed as error:
-        return refused(request, error)
-    except DomainError as error:
-        return render_table(request, table, error=error.message, status=error.status)
-    if isinstance(result, Hand):
-        return go(request, reverse("tablet:hand", args=[result.pk]))
-    if request.htmx:
-        return render_table(request, table)
-    return redirect("tablet:table", table.pk)
 
 
 def go(request: HttpRequest, url: str) -> HttpResponse:
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
-def open_session(table: Table, session_id: int) -> SeatSession:
-    return get_object_or_404(
-        SeatSession.objects.select_related("seat__table"), pk=session_id, seat__table=table
-    )
+# The table and the hand, as the views fetch, check and answer them
+
+
+def table_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
+    return render_table(request, table, error=error.message, status=error.status)
+
+
+def table_answer(request: HttpRequest, table: Table) -> HttpResponse:
+    """The table as the service left it: its screen reads the seats, shoe and hands afresh."""
+    return render_table(request, table) if request.htmx else redirect("tablet:table", table.pk)
+
+
+def hand_failed(request, hand: Hand, error: DomainError, form) -> HttpResponse:
+    if isinstance(error, Conflict):
+        return render_hand(request, hand, error=STALE, stale=True, status=error.status)
+    return render_hand(request, hand, error=error.message, status=error.status)
+
+
+def hand_answer(request: HttpRequest, hand: Hand) -> HttpResponse:
+    """The hand the service returned, with the records its step kept: its step number, next card
+    and chips are the ones the tap left, so the dealer's next tap is taken at once."""
+    return render_hand(request, hand) if request.htmx else redirect("tablet:hand", hand.pk)
+
+
+TABLE = Pages(
+    fetch=lambda request, table_id: get_object_or_404(Table.objects.select_related("pit"), pk=table_id),
+    check=check_deal,
+    refused=refused,
+    failed=table_failed,
+)
+SEAT = Pages(
+    fetch=lambda request, table_id, session_id: get_object_or_404(
+        SeatSession.objects.select_related("seat__table__pit"), pk=session_id, seat__table_id=table_id
+    ),
+    check=lambda user, session: check_deal(user, session.seat.table),
+    refused=refused,
+    failed=lambda request, session, error, form: table_failed(request, session.seat.table, error, form),
+)
+HAND = Pages(
+    fetch=lambda request, hand_id: get_object_or_404(Hand.objects.select_related("table"), pk=hand_id),
+    check=lambda user, hand: check_deal(user, hand.table),
+    refused=refused,
+    failed=hand_failed,
+)
+
+
+# Pages
 
 
 @login_required
-@require_POST
-def seat_open_view(request: HttpRequest, table_id: int) -> HttpResponse:
-    return table_action(
-        request,
-        table_id,
-        forms.SeatOpenForm,
-        lambda table, data, request: seat_open(
-            table=table,
-            seat=data["seat"],
-            buy_in=data["buy_in"],
-            player_name=data["player_name"],
-            by=request.user,
-            key=data["key"],
-        ),
+@require_GET
+def table_list(request: HttpRequest) -> HttpResponse:
+    """The tables this user may see: a dealer's own table, a pit manager's pit."""
+    return render(request, "tables/floor.html", {"tables": tables_visible_to(request.user)})
+
+
+@TABLE.page(check=check_view)
+def table_page(request: HttpRequest, table: Table) -> HttpResponse:
+    return render_table(request, table)
+
+
+@TABLE.page(check=check_view)
+def table_poll(request: HttpRequest, table: Table) -> HttpResponse:
+    """204 while the table looks the same as the screen's version; else the fresh fragment."""
+    screen = table_screen(table)
+    if version(screen) == request.GET.get("v"):
+        return HttpResponse(status=204)
+    return render_table(request, table, screen=screen, fragment=True)
+
+
+@HAND.page(check=lambda user, hand: check_view(user, hand.table))
+def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
+    return render_hand(request, hand)
+
+
+@HAND.page(check=lambda user, hand: check_view(user, hand.table))
+def hand_poll(request: HttpRequest, hand: Hand) -> HttpResponse:
+    """204 while the hand is at the sequence number the screen shows; else the fresh fragment."""
+    if str(hand.seq) == request.GET.get("seq"):
+        return HttpResponse(status=204)
+    return render_hand(request, hand, fragment=True)
+
+
+# Actions at the table: seats, shoe, a new hand
+
+
+def seated(request: HttpRequest, session: SeatSession) -> HttpResponse:
+    return table_answer(request, session.seat.table)
+
+
+def shuffled(request: HttpRequest, shoe: Shoe) -> HttpResponse:
+    return table_answer(request, shoe.table)
+
+
+def started(request: HttpRequest, hand: Hand) -> HttpResponse:
+    return go(request, reverse("tablet:hand", args=[hand.pk]))
+
+
+@TABLE.action(forms.SeatOpenForm, done=seated)
+def seat_open_view(request: HttpRequest, table: Table, form) -> SeatSession:
+    data = form.cleaned_data
+    return seat_open(
+        table=table,
+        seat=data["seat"],
+        buy_in=data["buy_in"],
+        player_name=data["player_name"],
+        by=request.user,
+        key=data["key"],
     )
 
 
-@login_required
-@require_POST
-def seat_buy_view(request: HttpRequest, table_id: int, session_id: int) -> HttpResponse:
-    return table_action(
-        request,
-        table_id,
-        forms.AmountForm,
-        lambda table, data, request: seat_buy_in(
-            session=open_session(table, session_id), amount=data["amount"], by=request.user, key=data["key"]
-        ),
+@SEAT.action(forms.AmountForm, done=seated)
+def seat_buy_view(request: HttpRequest, session: SeatSession, form) -> SeatSession:
+    data = form.cleaned_data
+    return seat_buy_in(session=session, amount=data["amount"], by=request.user, key=data["key"])
+
+
+@SEAT.action(KeyedForm, done=seated)
+def seat_close_view(request: HttpRequest, session: SeatSession, form) -> SeatSession:
+    return seat_close(session=session, by=request.user, key=form.cleaned_data["key"])
+
+
+@TABLE.action(forms.ShoeForm, done=shuffled)
+def shoe_start_view(request: HttpRequest, table: Table, form) -> Shoe:
+    data = form.cleaned_data
+    return shoe_start(
+        table=table,
+        decks=data["decks"],
+        kind=data["kind"],
+        burn=data["burn"],
+        by=request.user,
+        device=device(request),
+        key=data["key"],
     )
 
 
-@login_required
-@require_POST
-def seat_close_view(request: HttpRequest, table_id: int, session_id: int) -> HttpResponse:
-    return table_action(
-        request,
-        table_id,
-        forms.KeyedForm,
-        lambda table, data, request: seat_close(
-            session=open_session(table, session_id), by=request.user, key=data["key"]
-        ),
-    )
-
-
-@login_required
-@require_POST
-def shoe_start_view(request: HttpRequest, table_id: int) -> HttpResponse:
-    return table_action(
-        request,
-        table_id,
-        forms.ShoeForm,
-        lambda table, data, request: shoe_start(
-            table=table,
-            decks=data["decks"],
-            kind=data["kind"],
-            burn=data["burn"],
-            by=request.user,
-            device=device(request),
-            key=data["key"],
-        ),
-    )
-
-
-@login_required
-@require_POST
-def hand_start_view(request: HttpRequest, table_id: int) -> HttpResponse:
-    return table_action(
-        request,
-        table_id,
-        forms.HandStartForm,
-        lambda table, data, request: hand_start(
-            table=table, bets=data["bets"] or None, by=request.user, device=device(request), key=data["key"]
-        ),
+@TABLE.action(forms.HandStartForm, done=started)
+def hand_start_view(request: HttpRequest, table: Table, form) -> Hand:
+    data = form.cleaned_data
+    return hand_start(
+        table=table, bets=data["bets"] or None, by=request.user, device=device(request), key=data["key"]
     )
 
 
 # Actions on a hand: a card, a decision, the settlement, a misdeal
-
-
-def hand_action(request: HttpRequest, hand_id: int, form_class, call: Callable) -> HttpResponse:
-    """Check, parse, call the service against the sequence number the screen showed; then the fresh hand."""
-    hand = get_object_or_404(Hand.objects.select_related("table"), pk=hand_id)
-    try:
-        check_deal(request.user, hand.table)
-        form = valid(form_class(request.POST))
-        call(hand, form, step(request, form))
-    except NotAllowed as error:
-        return refused(request, error)
-    except Conflict:
-        return render_hand(request, hand, error=STALE, stale=True, status=Conflict.status)
-    except DomainError as error:
-        return render_hand(request, hand, error=error.message, status=error.status)
-    if request.htmx:
-        return render_hand(request, hand)
-    return redirect("tablet:hand", hand.pk)
 
 
 def step(request: HttpRequest, form) -> dict:
@@ -306,66 +246,46 @@ def step(request: HttpRequest, form) -> dict:
     return {"by": request.user, "expected_seq": form.cleaned_data["seq"], "key": form.cleaned_data["key"]}
 
 
-@login_required
-@require_POST
-def hand_card_view(request: HttpRequest, hand_id: int) -> HttpResponse:
-    return hand_action(
-        request,
-        hand_id,
-        forms.CardForm,
-        lambda hand, form, step: hand_record_card(
-            hand=hand, rank=form.cleaned_data["rank"], device=device(request), **step
-        ),
+@HAND.action(forms.CardForm, done=hand_answer)
+def hand_card_view(request: HttpRequest, hand: Hand, form) -> Hand:
+    return hand_record_card(
+        hand=hand, rank=form.cleaned_data["rank"], device=device(request), **step(request, form)
     )
 
 
-@login_required
-@require_POST
-def hand_decide_view(request: HttpRequest, hand_id: int) -> HttpResponse:
-    return hand_action(
-        request,
-        hand_id,
-        forms.DecideForm,
-        lambda hand, form, step: hand_decide(hand=hand, action=form.action(), device=device(request), **step),
-    )
+@HAND.action(forms.DecideForm, done=hand_answer)
+def hand_decide_view(request: HttpRequest, hand: Hand, form) -> Hand:
+    return hand_decide(hand=hand, action=form.action(), device=device(request), **step(request, form))
 
 
-@login_required
-@require_POST
-def hand_settle_view(request: HttpRequest, hand_id: int) -> HttpResponse:
-    return hand_action(
-        request, hand_id, forms.StepForm, lambda hand, form, step: hand_settle(hand=hand, **step)
-    )
+@HAND.action(forms.StepForm, done=hand_answer)
+def hand_settle_view(request: HttpRequest, hand: Hand, form) -> Hand:
+    return hand_settle(hand=hand, **step(request, form))
 
 
-@login_required
-@require_POST
-def hand_void_view(request: HttpRequest, hand_id: int) -> HttpResponse:
-    return hand_action(
-        request,
-        hand_id,
-        forms.VoidForm,
-        lambda hand, form, step: hand_void_request(hand=hand, reason=form.cleaned_data["reason"], **step),
-    )
+def void_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:
+    """The hand of the void request the service filed, read after it: frozen for the pit."""
+    return hand_answer(request, asked.hand)
 
 
-@login_required
-@require_POST
-def hand_correct_card_view(request: HttpRequest, hand_id: int) -> HttpResponse:
-    def correct(hand, form, step):
-        data = form.cleaned_data
-        try:
-            return hand_correct_card(
-                hand=hand,
-                card_seq=data["card_seq"],
-                rank=data["rank"],
-                reason=data["reason"],
-                signer=form.signer_given(),
-                device=device(request),
-                **step,
-            )
-        except NotAllowed as refusal:
-            # The signer was refused, not the dealer: keep the hand on screen with the sentence.
-            raise DomainError(refusal.message) from refusal
+@HAND.action(forms.VoidForm, done=void_asked)
+def hand_void_view(request: HttpRequest, hand: Hand, form) -> ApprovalRequest:
+    return hand_void_request(hand=hand, reason=form.cleaned_data["reason"], **step(request, form))
 
-    return hand_action(request, hand_id, forms.CardCorrectionForm, correct)
+
+@HAND.action(forms.CardCorrectionForm, done=hand_answer)
+def hand_correct_card_view(request: HttpRequest, hand: Hand, form) -> Hand:
+    data = form.cleaned_data
+    try:
+        return hand_correct_card(
+            hand=hand,
+            card_seq=data["card_seq"],
+            rank=data["rank"],
+            reason=data["reason"],
+            signer=form.signer_given(),
+            device=device(request),
+            **step(request, form),
+        )
+    except NotAllowed as refusal:
+        # The signer was refused, not the dealer: keep the hand on screen with the sentence.
+        raise DomainError(refusal.message) from refusal

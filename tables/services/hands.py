@@ -220,7 +220,7 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
     seats = sorted(sessions)
     if table.game == Game.PAIRS:
         return seats, _pairs_scores(table, seats), {}
-    ante = table.options.get("ante", 5 if table.game == Game.BLACKSTONE else 1)
+    ante = table.house_rules().ante
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
 

@@ -144,6 +144,8 @@ def slips_report(year: int) -> dict[str, list[int]]:
 
 
 def _authenticate(given: SignatureGiven):
+    if not given.secret:  # a tap before typing is no guess: ask for it, count no failed signature
+        raise DomainError("Type your password or PIN to sign; nothing was signed.")
     _refuse_if_locked_out(given.username)
     user = get_user_model().objects.filter(username=given.username, is_active=True).first()
     if user is not None and user.check_pin(given.secret):

@@ -191,3 +191,22 @@ def test_staff_see_how_often_the_worker_died_running_a_report(client, pete, rock
         3,
     )
     assert answer["error"].startswith("The worker died 3 times")
+
+
+def test_an_investigation_closed_without_the_right_answers_with_the_page_and_its_sentence(
+    client, ada, rocket, dana
+):
+    VarianceRules.objects.create(casino=rocket.pit.casino, z_limit=0.1)
+    rocket_hands(seated(rocket, dana), 3, dana)
+    run(Report.Kind.STATISTICS, {"casino": rocket.pit.casino_id, "date": today().isoformat()})
+    investigation = Investigation.objects.get()
+
+    refused = signed_in(client, ada).post(
+        f"/reports/investigations/{investigation.pk}/close/", {"findings": "x"}
+    )
+
+    page = refused.content.decode()
+    assert refused.status_code == 403 and "Only a pit manager closes an investigation." in page
+    assert "<h1>Investigations</h1>" in page
+    investigation.refresh_from_db()
+    assert investigation.status == "open"

@@ -87,7 +87,11 @@ def test_a_pit_manager_cannot_approve_without_signing_afresh(on_shift, dana, pet
     )
 
     with pytest.raises(NotAllowed, match="not right"):
+        approval_decide(request=request, by=pete, approve=True, secret="guess", key=key())
+    with pytest.raises(DomainError, match="Type your password or PIN") as empty:
         approval_decide(request=request, by=pete, approve=True, secret="", key=key())
+    assert not isinstance(empty.value, NotAllowed)  # asked for, not counted as a failed signature
+    assert AuditEvent.objects.filter(action="signature_failed").count() == 1
     assert tray(on_shift) == TRAY_OPENING
     request.refresh_from_db()
     assert request.status == "pending"

@@ -307,7 +307,7 @@ def test_an_auditor_sees_every_pit(floor, paul, ada):
 def test_a_tables_history_pages_its_hands_newest_first_with_counts_fills_and_incidents(
     floor, dana, pete, settings, monkeypatch
 ):
-    monkeypatch.setattr("tables.pit.HANDS_PER_PAGE", 1)
+    monkeypatch.setattr("tables.pit.selectors.HANDS_PER_PAGE", 1)
     first = settled_hand(floor, dana)
     second = hand_start(table=floor, bets={1: 10}, by=dana, key=key())
     hand_void_request(hand=second, by=dana, reason="Two cards stuck.", expected_seq=0, key=key())
@@ -632,3 +632,33 @@ def test_the_slips_report_lists_used_voided_and_missing_serials(floor, dana, pet
 def test_the_slips_page_opens_on_this_year(floor, pete):
     response = signed_in(pete).get("/pit/slips/")
     assert response["Location"] == f"/pit/slips/{timezone.localdate().year}/"
+
+
+def test_an_approval_tapped_with_no_password_asks_for_it_and_counts_no_failed_signature(floor, dana, pete):
+    from casino.models import AuditEvent
+
+    fill = dana_fill(floor, dana)
+    before = written()
+
+    response = signed_in(pete).post(f"/pit/approvals/{fill.pk}/", {"key": key(), "decision": "approve"})
+
+    assert response.status_code == 400
+    assert "Type your password or PIN" in response.content.decode()
+    assert written() == before
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.SIGNATURE_FAILED).exists()
+
+
+def test_the_hand_review_names_the_hand_as_the_ledger_does(floor, dana, pete):
+    hand = settled_hand(floor, dana)
+
+    page = signed_in(pete).get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    postings = page[page.index('id="postings-title"') :]
+    assert f"in the ledger hand {hand.pk}" in page and f"The wagers of hand {hand.pk}" in postings
+    assert f"Hand {hand.number}: bets" in postings and f"Hand {hand.number} settlement" in postings
+
+
+def test_the_pit_polls_as_often_as_the_pit_poll_setting_says(floor, pete, settings):
+    settings.PIT_POLL_SECONDS = 600
+
+    assert 'hx-trigger="every 600s"' in signed_in(pete).get("/pit/").content.decode()

@@ -529,3 +529,78 @@ def test_the_screen_of_a_finished_hand_is_plain_json(client, blackstone, dana):
         {"party": "1", "who": "Seat 1", "amount": 7, "reason": "second black stone: ante plus W"}
     ]
     assert screen["settlement"]["paid"][0]["who"] == "Seat 2" and screen["pot"] == 7
+
+
+# Every answer shows the state its own tap left (issue 13: the answer was drawn from the hand as read
+# before the service ran, so a quick second tap was refused and landed on the wrong seat)
+
+
+def tap(client, hand_id, action, form):
+    return client.post(f"/tablet/hands/{hand_id}/{action}/", form, HTTP_HX_REQUEST="true")
+
+
+def answered_seq(response) -> int:
+    return int(re.search(r'data-seq="(\d+)"', page(response)).group(1))
+
+
+def answered_card_seat(response) -> int:
+    return int(re.search(r"Tap the card for seat (\d+)", page(response)).group(1))
+
+
+def test_a_taps_answer_shows_the_step_and_next_card_a_fresh_read_shows(client, rocket_hand):
+    response = tap(client, rocket_hand.pk, "card", step(rocket_hand, rank=5))
+
+    fresh = hand_screen(read_afresh(rocket_hand))
+    assert response.status_code == 200
+    assert answered_seq(response) == fresh["seq"] == rocket_hand.seq + 1
+    assert answered_card_seat(response) == fresh["next"]["seat"] == 2
+
+
+def test_a_second_tap_straight_after_the_answer_is_recorded_for_the_seat_it_named(client, rocket_hand):
+    first = tap(client, rocket_hand.pk, "card", step(rocket_hand, rank=5))
+    named = answered_card_seat(first)
+
+    second = tap(client, rocket_hand.pk, "card", {"key": key(), "seq": answered_seq(first), "rank": 7})
+
+    assert second.status_code == 200 and "moved on" not in page(second)
+    recorded = CardEvent.objects.filter(hand=rocket_hand).order_by("seq").last()
+    assert (recorded.rank, recorded.seat) == (7, named)
+    assert answered_card_seat(second) == 3
+
+
+def test_confirming_the_settlement_answers_with_the_settled_hand(client, rocket_hand, dana):
+    hand = rocket_hand
+    for rank in (5, 6, 2, 9):
+        hand = card(hand, rank, dana)
+    for action in (("fold",), ("fold",), ("fold",)):
+        hand = decide(hand, action, dana)
+
+    response = tap(client, hand.pk, "settle", step(hand))
+
+    html = page(response)
+    assert response.status_code == 200
+    assert f"Hand {hand.number} is settled." in html and "Confirm settlement" not in html
+    assert "in progress" not in html and answered_seq(response) == read_afresh(hand).seq
+
+
+def test_a_misdeal_answers_with_the_hand_waiting_for_the_pit(client, rocket_hand):
+    response = tap(client, rocket_hand.pk, "void", step(rocket_hand, reason="Two cards stuck"))
+
+    assert "Waiting for the pit manager to decide the misdeal" in page(response)
+    assert answered_seq(response) == read_afresh(rocket_hand).seq and 'name="rank"' not in page(response)
+
+
+def test_a_seat_opened_shows_in_the_tables_answer(client, dealing):
+    form = {"key": key(), "seat": 4, "buy_in": 150, "player_name": "Dee"}
+
+    response = client.post(f"/tablet/{dealing.pk}/seats/", form, HTTP_HX_REQUEST="true")
+
+    seat_4 = page(response).split('aria-label="Seat 4"')[1].split("</article>")[0]
+    assert response.status_code == 200 and "Dee" in seat_4 and ">150</b> chips" in seat_4
+
+
+def test_the_poll_interval_is_the_tablet_poll_setting(client, rocket_hand, settings):
+    settings.TABLET_POLL_SECONDS = 600
+
+    assert 'hx-trigger="every 600s"' in page(client.get(hand_url(rocket_hand)))
+    assert 'hx-trigger="every 600s"' in page(client.get(f"/tablet/{rocket_hand.table_id}/"))

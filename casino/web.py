@@ -1,0 +1,148 @@
+"""The web layer, written once: how a page fetches, authorises, parses, calls and answers.
+
+The tablet (`tables.views`), the pit (`tables.pit.views`) and the report pages (`reports.views`)
+each describe their pages with one `Pages`: how to fetch the object a URL names, who may act on it,
+the plain refusal page, and how to draw the page again with an error. Every view then goes through
+it: `Pages.page` for a page that only reads, `Pages.action` for a form that calls one service. An
+action renders what the service returned, never an object read before the service ran, so the
+answer to a tap shows the state the tap left (issue 13).
+
+Refusals write nothing: a user who may not act there at all gets the plain 403 page before any form
+is read; a form that does not parse, or a service that refuses (`casino.errors.DomainError`), gets
+the page again with the sentence and the error's status (400; 403 for a wrong signature or deciding
+one's own request; 409 for a stale screen). The REST API answers through DRF's exception handler
+(`tables.api.errors`), not through here.
+"""
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_http_methods
+
+from casino.errors import DomainError, NotAllowed
+from tables.services.idempotency import MAX_KEY_LENGTH
+
+# (user, object) -> None, or raises NotAllowed
+Check = Callable[[Any, Any], None]
+# (request, what the service returned) -> the answer
+Answer = Callable[[HttpRequest, Any], HttpResponse]
+# (request, the object, the error, the bound form or None) -> the page again with the sentence
+Failed = Callable[[HttpRequest, Any, DomainError, forms.Form | None], HttpResponse]
+
+
+class FreshKeys:
+    """Mints an idempotency key each time a template reads `fresh.key`: one per form rendered,
+    so a browser's retry of that form sends the same key and the service answers it once."""
+
+    @property
+    def key(self) -> str:
+        return uuid.uuid4().hex
+
+
+def device(request: HttpRequest) -> str:
+    """What records name as the device: the screen's own name (its device cookie, see
+    casino.middleware), since every tablet on the floor may share one address."""
+    return request.device
+
+
+def version(screen: dict) -> str:
+    """A short digest of what a polled screen shows: the poll answers 204 while it is unchanged."""
+    return hashlib.sha256(json.dumps(screen, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+class KeyedForm(forms.Form):
+    """Every form that changes something carries the idempotency key minted with its page."""
+
+    key = forms.CharField(label="Idempotency key", max_length=MAX_KEY_LENGTH)
+
+
+def form_message(form: forms.Form) -> str:
+    """The form's errors as one sentence for the page's banner, each named by its field's label."""
+    parts = []
+    for name, errors in form.errors.items():
+        label = form.fields[name].label if name in form.fields else None
+        text = " ".join(errors)
+        parts.append(f"{label}: {text}" if label else text)
+    return " ".join(parts)
+
+
+def valid(form: forms.Form) -> forms.Form:
+    """The form, parsed; or a DomainError (400) whose sentence names each field at fault."""
+    if not form.is_valid():
+        raise DomainError(form_message(form))
+    return form
+
+
+def nothing(request: HttpRequest, **kwargs) -> None:
+    """The fetch of pages that act on no one object (a list, a report to start)."""
+    return None
+
+
+@dataclass(frozen=True)
+class Pages:
+    """One family of pages: `fetch` the object a URL names (Http404 if there is none; it takes
+    the URL's arguments), `check` that the user may use it (raising NotAllowed), the plain
+    `refused` page (403) and the page drawn `failed`, again, with an error's sentence."""
+
+    fetch: Callable[..., Any]
+    check: Check
+    refused: Callable[[HttpRequest, NotAllowed], HttpResponse]
+    failed: Failed | None = None
+
+    def page(self, *, check: Check | None = None, methods=("GET",)):
+        """A page that reads: the view is called as `view(request, obj)`."""
+
+        def decorate(view: Callable[[HttpRequest, Any], HttpResponse]):
+            @login_required
+            @require_http_methods(list(methods))
+            @wraps(view)
+            def checked(request: HttpRequest, **kwargs) -> HttpResponse:
+                obj = self.fetch(request, **kwargs)
+                try:
+                    (check or self.check)(request.user, obj)
+                except NotAllowed as error:
+                    return self.refused(request, error)
+                return view(request, obj)
+
+            return checked
+
+        return decorate
+
+    def action(
+        self,
+        form_class: Callable[[Any], forms.Form],
+        *,
+        done: Answer,
+        check: Check | None = None,
+        failed: Failed | None = None,
+        show: Callable[[HttpRequest, Any], HttpResponse] | None = None,
+    ):
+        """A form that calls one service: `form_class(request.POST)` is parsed, then the view is
+        `call(request, obj, form)`, given the parsed form, and returns what the service returned;
+        `done` draws the answer from that. `check` and `failed` stand in for the family's own; with
+        `show`, a GET of the same address draws the empty form."""
+
+        def decorate(call: Callable[[HttpRequest, Any, forms.Form], Any]):
+            @self.page(check=check, methods=("GET", "POST") if show else ("POST",))
+            @wraps(call)
+            def acted(request: HttpRequest, obj) -> HttpResponse:
+                if request.method == "GET":
+                    return show(request, obj)
+                form = form_class(request.POST)
+                try:
+                    result = call(request, obj, valid(form))
+                except DomainError as error:
+                    return (failed or self.failed)(request, obj, error, form)
+                return done(request, result)
+
+            return acted
+
+        return decorate

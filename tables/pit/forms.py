@@ -1,0 +1,44 @@
+"""The pit's forms: they parse what was typed; the services judge it."""
+
+from django import forms
+
+from casino.web import KeyedForm
+from tables.models import TableCount
+
+CHIP_VALUES = (1, 5, 25, 100, 500, 1000)  # the chip values in a tray, in units
+SECRET_LENGTH = 128  # a password or PIN as typed; longer is no one's
+
+
+class ChipsForm(KeyedForm):
+    """Chips by value, one field per value (`chip_25`); blank means none."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for value in CHIP_VALUES:
+            self.fields[f"chip_{value}"] = forms.IntegerField(
+                label=f"Chips of {value}", min_value=0, required=False
+            )
+
+    def denominations(self) -> dict[str, int]:
+        return {str(value): self.cleaned_data[f"chip_{value}"] or 0 for value in CHIP_VALUES}
+
+
+class CountForm(ChipsForm):
+    kind = forms.ChoiceField(choices=TableCount.Kind.choices)
+    counter_secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH)
+    witness = forms.CharField(label="Witness", max_length=150)
+    witness_secret = forms.CharField(label="The witness's password or PIN", max_length=SECRET_LENGTH)
+
+
+class TrayForm(ChipsForm):
+    move = forms.ChoiceField(choices=[("fill", "Fill"), ("credit", "Credit")])
+    secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH)
+
+
+class DecideForm(KeyedForm):
+    """Approve or reject a request; approving a fill or credit signs its slip with `secret`,
+    which the service asks for (a request that signs nothing takes none)."""
+
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    reason = forms.CharField(label="Reason", max_length=500, required=False)
+    secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH, required=False)

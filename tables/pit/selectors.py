@@ -1,0 +1,172 @@
+"""The pit screens' reads of the floor, the ledger and the rules engine.
+
+Each list costs a fixed number of queries however many tables the pit holds: the open hands are
+replayed together from one query each of hands, cards, decisions and recycles, and the win/loss is
+one aggregate over the ledger's postings. The words the pages show are `presenters`'.
+"""
+
+from collections import defaultdict
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
+from django.utils import timezone
+
+from ledger.models import Account, Posting, Transaction
+from tables.games import IllegalAction
+from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Recycle, Shift, Table, TableCount
+from tables.selectors import open_shifts, supervised_pits, tables_visible_to
+from tables.services.engine import UNREVEALED, feed, start_engine
+
+HANDS_PER_PAGE = 25
+HISTORY_ROWS = 50  # counts, fills and credits, incidents: the latest this many on a table's history
+RECENT_DECISIONS = 20  # decided requests listed under the queue, so a manager sees what just happened
+MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
+
+
+def shift_began(user) -> datetime:
+    """The start of the manager's pit shift; for an auditor, the start of today."""
+    shift = open_shifts(user).exclude(pit=None).order_by("-started_at").first()
+    if shift is not None:
+        return shift.started_at
+    return timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def pit_floor(user) -> dict:
+    """Every table `user` watches, as plain values but each open hand's next step (the engine's
+    `next`, or the IllegalAction its records raise): one query per column, whatever the table count."""
+    since = shift_began(user)
+    last_count = TableCount.objects.filter(table=OuterRef("pk")).order_by("-at", "-pk").values("kind")[:1]
+    tables = list(tables_visible_to(user).annotate(last_count=Subquery(last_count)))
+    ids = [table.pk for table in tables]
+    dealers, hands = dealers_on_shift(ids), hands_in_progress(ids)
+    started = per_table(Hand.objects.filter(table_id__in=ids, started_at__gte=since), "table", Count("pk"))
+    trays = Account.objects.filter(table_id__in=ids, kind=Account.Kind.TRAY)
+    trays = dict(trays.values_list("table", "balance"))
+    results = house_results(ids, since)
+    waiting = ApprovalRequest.objects.filter(table_id__in=ids, status=ApprovalRequest.Status.PENDING)
+    pending = per_table(waiting, "table", Count("pk"))
+    rows = [
+        {
+            "id": table.pk,
+            "name": table.name,
+            "pit": str(table.pit),
+            "game": table.get_game_display(),
+            # the same rule as table_is_open: open when the latest count is an opener
+            "open": table.last_count == TableCount.Kind.OPENER,
+            "dealers": dealers.get(table.pk, []),
+            "hand": hands.get(table.pk),
+            "hands": started.get(table.pk, 0),
+            "tray": trays.get(table.pk, 0),
+            "result": results.get(table.pk, 0),
+            "pending": pending.get(table.pk, 0),
+        }
+        for table in tables
+    ]
+    return {"since": since, "tables": rows, "pending": sum(pending.values())}
+
+
+def per_table(queryset, field: str, aggregate) -> dict[int, int]:
+    return dict(queryset.values(field).annotate(total=aggregate).values_list(field, "total").order_by())
+
+
+def house_results(table_ids: list[int], since: datetime) -> dict[int, int]:
+    """Each table's win (positive) or loss for the house since `since`: the net of what hands'
+    settlements (and corrections of them) moved into the tray and the rake. One query."""
+    from_hands = Q(transaction__kind=Transaction.Kind.SETTLEMENT) | Q(
+        transaction__kind=Transaction.Kind.CORRECTION, transaction__reverses__kind=Transaction.Kind.SETTLEMENT
+    )
+    postings = Posting.objects.filter(
+        from_hands,
+        account__table_id__in=table_ids,
+        account__kind__in=[Account.Kind.TRAY, Account.Kind.RAKE],
+        transaction__created_at__gte=since,
+    )
+    return per_table(postings, "account__table", Sum("amount"))
+
+
+def dealers_on_shift(table_ids: list[int]) -> dict[int, list[str]]:
+    shifts = Shift.objects.filter(table_id__in=table_ids, ended_at=None).order_by("started_at")
+    dealers = defaultdict(list)
+    for table_id, username in shifts.values_list("table", "user__username"):
+        dealers[table_id].append(username)
+    return dict(dealers)
+
+
+def hands_in_progress(table_ids: list[int]) -> dict[int, dict]:
+    """The open hand of each table with its next step, replayed from its records (four queries for
+    every hand together, not four per hand), and the kind of request it waits for, if any."""
+    hands = list(Hand.objects.filter(table_id__in=table_ids, status__in=Hand.OPEN).select_related("shoe"))
+    events = defaultdict(list)
+    cards = CardEvent.objects.as_dealt().filter(hand__in=hands).exclude(receiver=UNREVEALED)
+    for event in [*cards, *Decision.objects.filter(hand__in=hands), *Recycle.objects.filter(hand__in=hands)]:
+        events[event.hand_id].append(event)
+    pending = dict(
+        ApprovalRequest.objects.filter(hand__in=hands, status=ApprovalRequest.Status.PENDING)
+        .values_list("hand", "kind")
+        .order_by()
+    )
+    return {
+        hand.table_id: {
+            "id": hand.pk,
+            "number": hand.number,
+            "status": hand.status,
+            "status_label": hand.get_status_display(),
+            "due": next_step(hand, events[hand.pk]),
+            "waiting_for": pending.get(hand.pk),
+        }
+        for hand in hands
+    }
+
+
+def next_step(hand: Hand, events: list):
+    """What the hand waits for (the engine's `next`), or the IllegalAction its records raise."""
+    try:
+        return feed(start_engine(hand), sorted(events, key=lambda event: event.seq)).next
+    except IllegalAction as error:
+        return error
+
+
+def table_history(table: Table, page_number) -> dict:
+    """A table's hands (a page, newest first), counts, fills and credits with their slips, incidents."""
+    hands: Page = Paginator(table.hands.order_by("-number"), HANDS_PER_PAGE).get_page(page_number)
+    moves = (
+        table.approval_requests.filter(kind__in=MONEY_ON_A_SLIP)
+        .select_related("requested_by", "decided_by")
+        .prefetch_related("slips")
+        .order_by("-requested_at", "-pk")[:HISTORY_ROWS]
+    )
+    return {
+        "hands": hands,
+        "counts": table.counts.select_related("slip").order_by("-at", "-pk")[:HISTORY_ROWS],
+        "moves": list(moves),
+        "incidents": table.incidents.select_related("by").order_by("-at", "-pk")[:HISTORY_ROWS],
+    }
+
+
+def approval_queue(user) -> dict:
+    """Pending requests of the tables `user` watches, oldest first, each marked whether `user` may
+    decide it, and the latest decided."""
+    decides_in = supervised_pits(user)
+    requests = (
+        ApprovalRequest.objects.filter(table__in=tables_visible_to(user).values("pk"))
+        .select_related("table", "hand", "requested_by", "decided_by", "transaction")
+        .prefetch_related("slips")
+    )
+    pending = list(requests.filter(status=ApprovalRequest.Status.PENDING).order_by("requested_at", "pk"))
+    for request in pending:
+        request.mine = request.requested_by_id == user.pk
+        request.may_decide = request.table.pit_id in decides_in and not request.mine
+    decided = requests.exclude(status=ApprovalRequest.Status.PENDING).order_by("-decided_at", "-pk")
+    return {"pending": pending, "decided": decided[:RECENT_DECISIONS]}
+
+
+def count_signatures(count: TableCount) -> QuerySet:
+    return count.slip.signatures.select_related("user").order_by("at", "pk")
+
+
+def dealers_seen_by(user) -> QuerySet:
+    """Every dealer who dealt at a table `user` sees, by name."""
+    tables = tables_visible_to(user)
+    return get_user_model().objects.filter(shifts__table__in=tables).distinct().order_by("username")

@@ -1,0 +1,318 @@
+"""The pit's pages: the pit, a table's history, the approval queue, blind table counts, fill and
+credit requests, the hand review, the slips report and the ratings.
+
+Every view goes through `casino.web.Pages`: it fetches the object, checks who may use the page, and
+for a form parses it, calls one service and answers with what the service returned. A user who may
+not is answered 403 before any service runs, so nothing is written; a service's own refusal (a
+wrong password or PIN, the requester deciding their own request) re-renders the form with its
+sentence and status, as does a domain error (400). Every form carries an idempotency key minted
+when the page was rendered, so a resubmitted form is applied once; a successful post redirects
+(post/redirect/get).
+
+Who sees what: a pit manager the tables of the pit they are on shift in, and decides there; an
+auditor (or a superuser) every table, and changes nothing; a dealer only the count and tray forms
+of the table they deal at and its signed counts.
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+
+from casino.errors import DomainError, NotAllowed
+from casino.web import FreshKeys, Pages, device, nothing, version
+from tables.models import ApprovalRequest, Hand, Table, TableCount
+from tables.ratings import dealer_pace, player_rating
+from tables.review import hand_review
+from tables.selectors import sees_every_table, user_can_deal, user_can_supervise, user_sees_table
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    credit_request,
+    fill_request,
+    slips_report,
+    table_count,
+    table_is_open,
+)
+
+from . import presenters, selectors
+from .forms import CountForm, DecideForm, TrayForm
+
+# Permissions: each raises NotAllowed, which the pages answer with the 403 page.
+
+
+def may_watch(user) -> bool:
+    """Pit managers (in their pit) and auditors (everywhere) use the pit screens."""
+    return user.has_perm("tables.supervise_table") or sees_every_table(user)
+
+
+def check_watch(user, _=None) -> None:
+    if not may_watch(user):
+        raise NotAllowed("The pit screens are for pit managers and auditors.")
+
+
+def check_watch_table(user, table: Table) -> None:
+    check_watch(user)
+    check_sees(user, table)
+
+
+def check_sees(user, table: Table) -> None:
+    if not user_sees_table(user, table):
+        raise NotAllowed(f"{table} is not one of your tables: you are not on shift in its pit.")
+
+
+def check_deal(user, table: Table) -> None:
+    if not user_can_deal(user, table):
+        raise NotAllowed(f"Only {table}'s dealer on shift or a pit manager on shift in its pit may do this.")
+
+
+def check_supervise(user, approval: ApprovalRequest) -> None:
+    if not user_can_supervise(user, approval.table):
+        raise NotAllowed(f"Only a pit manager on shift in {approval.table}'s pit may decide its requests.")
+
+
+def page(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
+    context = {"watcher": may_watch(request.user), "fresh": FreshKeys(), **context}
+    return render(request, template, context, status=status)
+
+
+def refused(request: HttpRequest, error: NotAllowed) -> HttpResponse:
+    return page(request, "pit/refused.html", {"message": error.message}, status=error.status)
+
+
+def fetch_table(request, table_id: int) -> Table:
+    return get_object_or_404(Table.objects.select_related("pit"), pk=table_id)
+
+
+PIT = Pages(fetch=nothing, check=check_watch, refused=refused)
+TABLE = Pages(fetch=fetch_table, check=check_deal, refused=refused)
+
+
+# The pit
+
+
+@PIT.page()
+def floor_page(request: HttpRequest, _) -> HttpResponse:
+    return render_floor(request, presenters.floor_shown(selectors.pit_floor(request.user)), "pit/floor.html")
+
+
+@PIT.page()
+def floor_poll(request: HttpRequest, _) -> HttpResponse:
+    """204 while the pit looks as the screen shows it (same version); else the fresh fragment."""
+    floor = presenters.floor_shown(selectors.pit_floor(request.user))
+    if version(floor) == request.GET.get("v"):
+        return HttpResponse(status=204)
+    return render_floor(request, floor, "pit/_floor.html")
+
+
+def render_floor(request: HttpRequest, floor: dict, template: str) -> HttpResponse:
+    context = {"floor": floor, "version": version(floor), "poll_seconds": settings.PIT_POLL_SECONDS}
+    return page(request, template, context)
+
+
+@TABLE.page(check=check_watch_table)
+def table_page(request: HttpRequest, table: Table) -> HttpResponse:
+    history = presenters.history_shown(selectors.table_history(table, request.GET.get("page")))
+    context = {"table": table, "can_deal": user_can_deal(request.user, table), **history}
+    return page(request, "pit/table.html", context)
+
+
+# Approvals
+
+
+@PIT.page()
+def approvals_page(request: HttpRequest, _) -> HttpResponse:
+    return render_queue(request)
+
+
+def render_queue(request: HttpRequest, *, failed: dict | None = None, status: int = 200) -> HttpResponse:
+    queue = presenters.queue_shown(selectors.approval_queue(request.user))
+    return page(request, "pit/approvals.html", {**queue, "failed": failed or {}}, status=status)
+
+
+def decide_failed(request, approval: ApprovalRequest, error: DomainError, form) -> HttpResponse:
+    failed = {"id": approval.pk, "message": error.message, "reason": form.data.get("reason", "")}
+    return render_queue(request, failed=failed, status=error.status)
+
+
+def decided(request: HttpRequest, approval: ApprovalRequest) -> HttpResponse:
+    verb = "Approved" if approval.status == ApprovalRequest.Status.APPROVED else "Rejected"
+    messages.success(request, f"{verb}: {approval.get_kind_display().lower()} at {approval.table}.")
+    return redirect("pit:approvals")
+
+
+APPROVAL = Pages(
+    fetch=lambda request, request_id: get_object_or_404(
+        ApprovalRequest.objects.select_related("table"), pk=request_id
+    ),
+    check=check_supervise,
+    refused=refused,
+    failed=decide_failed,
+)
+
+
+@APPROVAL.action(DecideForm, done=decided)
+def approval_decide_view(request: HttpRequest, approval: ApprovalRequest, form) -> ApprovalRequest:
+    data = form.cleaned_data
+    return approval_decide(
+        request=approval,
+        by=request.user,
+        approve=data["decision"] == "approve",
+        reason=data["reason"],
+        secret=data["secret"],
+        device=device(request),
+        key=data["key"],
+    )
+
+
+# Counts, fills and credits at a table
+
+
+def render_count(request, table: Table, form=None, *, error: str = "", status: int = 200) -> HttpResponse:
+    """The blind count: nothing here shows what the ledger expects until the count is in."""
+    kind = TableCount.Kind.CLOSER if table_is_open(table) else TableCount.Kind.OPENER
+    context = {
+        "table": table,
+        "kind": kind,
+        "kind_label": TableCount.Kind(kind).label,
+        "chips": presenters.chip_fields(form),
+        "witness": form.data.get("witness", "") if form is not None else "",
+        "error": error,
+    }
+    return page(request, "pit/count.html", context, status=status)
+
+
+def count_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
+    return render_count(request, table, form, error=error.message, status=error.status)
+
+
+@TABLE.action(
+    CountForm,
+    show=render_count,
+    failed=count_failed,
+    done=lambda request, count: redirect("pit:count", count.pk),
+)
+def count_page(request: HttpRequest, table: Table, form) -> TableCount:
+    data = form.cleaned_data
+    return table_count(
+        table=table,
+        kind=data["kind"],
+        denominations=form.denominations(),
+        by=request.user,
+        counter=SignatureGiven(request.user.get_username(), data["counter_secret"]),
+        witness=SignatureGiven(data["witness"], data["witness_secret"]),
+        device=device(request),
+        key=data["key"],
+    )
+
+
+COUNT = Pages(
+    fetch=lambda request, count_id: get_object_or_404(
+        TableCount.objects.select_related("table__pit", "slip", "previous_closer"), pk=count_id
+    ),
+    check=lambda user, count: check_sees(user, count.table),
+    refused=refused,
+)
+
+
+@COUNT.page()
+def count_result(request: HttpRequest, count: TableCount) -> HttpResponse:
+    context = {
+        "count": count,
+        "table": count.table,
+        "signatures": selectors.count_signatures(count),
+        "chips": presenters.chip_rows(count),
+    }
+    return page(request, "pit/count_result.html", context)
+
+
+def render_tray(request, table: Table, form=None, *, error: str = "", status: int = 200) -> HttpResponse:
+    """A fill (chips from the cage) or a credit (back to it), signed now by the one asking."""
+    move = form.data.get("move", "fill") if form is not None else "fill"
+    context = {"table": table, "chips": presenters.chip_fields(form), "move": move, "error": error}
+    return page(request, "pit/tray.html", context, status=status)
+
+
+def tray_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
+    return render_tray(request, table, form, error=error.message, status=error.status)
+
+
+def tray_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:
+    messages.success(
+        request, f"{asked.get_kind_display()} of {asked.amount} units asked for: it waits for the pit."
+    )
+    return redirect("pit:tray", asked.table_id)
+
+
+@TABLE.action(TrayForm, show=render_tray, failed=tray_failed, done=tray_asked)
+def tray_page(request: HttpRequest, table: Table, form) -> ApprovalRequest:
+    data = form.cleaned_data
+    ask = fill_request if data["move"] == "fill" else credit_request
+    return ask(
+        table=table,
+        denominations=form.denominations(),
+        by=request.user,
+        secret=data["secret"],
+        device=device(request),
+        key=data["key"],
+    )
+
+
+# Review and reports
+
+
+HAND = Pages(
+    fetch=lambda request, hand_id: get_object_or_404(
+        Hand.objects.select_related("table__pit", "started_by"), pk=hand_id
+    ),
+    check=lambda user, hand: check_watch_table(user, hand.table),
+    refused=refused,
+)
+
+
+@HAND.page()
+def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
+    review = hand_review(hand)
+    context = {
+        "review": review,
+        "hand": hand,
+        "table": hand.table,
+        "ledger_name": presenters.ledger_name(hand),
+        "steps": presenters.hand_steps(review["cards"], review["decisions"]),
+        "replay": presenters.replay_verdict(review["replay"]),
+        "settlement": presenters.settlement_rows(hand),
+    }
+    return page(request, "pit/hand.html", context)
+
+
+@PIT.page(check=lambda user, _: None)
+def slips_this_year(request: HttpRequest, _) -> HttpResponse:
+    return redirect("pit:slips", timezone.localdate().year)
+
+
+YEAR = Pages(fetch=lambda request, year: year, check=check_watch, refused=refused)
+
+
+@YEAR.page()
+def slips_page(request: HttpRequest, year: int) -> HttpResponse:
+    rows = [
+        {"name": name, "count": len(serials), "serials": presenters.serial_ranges(serials)}
+        for name, serials in slips_report(year).items()
+    ]
+    return page(request, "pit/slips.html", {"year": year, "rows": rows})
+
+
+# Ratings
+
+
+@PIT.page()
+def ratings_page(request: HttpRequest, _) -> HttpResponse:
+    """A named player's rating, and the pace of every dealer who dealt at the tables this user sees."""
+    name = request.GET.get("player", "").strip()
+    context = {
+        "name": name,
+        "rating": player_rating(name) if name else None,
+        "paces": [dealer_pace(dealer) for dealer in selectors.dealers_seen_by(request.user)],
+    }
+    return page(request, "pit/ratings.html", context)

@@ -7,6 +7,7 @@ flushed after each; the role groups go with it and are made again here.
 """
 
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,6 +33,7 @@ PORTRAIT = {"width": 768, "height": 1024}
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TAP_TIMEOUT_MS = 10_000
 ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
+TABLET_POLLS = re.compile(r"/tablet/(hands/)?\d+/poll/")
 
 
 def missing(reason: str):
@@ -99,24 +101,31 @@ def people(transactional_db):
 
 @pytest.fixture
 def floor(people):
-    """Rocket, Blackstone and Starboard tables with their trays filled and a physical shoe in play."""
+    """Rocket, Blackstone, Starboard and Pairs tables with their trays filled and a physical shoe in play."""
     pete = people["pete"]
     pit = Pit.objects.create(casino=Casino.objects.create(name="Test Casino"), name="Pit 1")
     return {
         "rocket": open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8),
         "blackstone": open_table(pit, pete, Game.BLACKSTONE, "Blackstone 1", 5, 500),
         "starboard": open_table(pit, pete, Game.STARBOARD, "Starboard 1", 1, 100),
+        "pairs": open_table(pit, pete, Game.PAIRS, "Pairs 1", 1, 100, options={"ending": "cutchfeld"}),
     }
 
 
 @pytest.fixture
 def tablet(chromium, live_server):
-    """A tablet: a fresh browser context at 1024x768, and a way to sign in."""
+    """A tablet: a fresh browser context at 1024x768, and a way to sign in.
+
+    Its tablet polls are answered "nothing changed" (204) unless `polls=True`, so a tap's effect
+    can only come from the tap's own answer: a test never passes by waiting for the poll to redraw
+    a stale answer (a second tablet that follows the table by polling asks for polls)."""
     contexts = []
 
-    def open_tablet(username: str, viewport=LANDSCAPE):
+    def open_tablet(username: str, viewport=LANDSCAPE, polls: bool = False):
         context = chromium.new_context(viewport=viewport, base_url=live_server.url)
         context.set_default_timeout(TAP_TIMEOUT_MS)
+        if not polls:
+            context.route(TABLET_POLLS, lambda route: route.fulfill(status=204))
         contexts.append(context)
         page = context.new_page()
         page.goto("/accounts/login/")

@@ -21,7 +21,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def tap(page: Page, button) -> None:
-    """Tap a button on the hand screen and wait until the hand moves on (its sequence number changes)."""
+    """Tap a button on the hand screen and wait until the hand moves on (its sequence number changes).
+
+    The tablet's polls are answered "nothing changed" (see the `tablet` fixture), so only the tap's
+    own answer can move the screen on: the next tap goes as soon as that answer is drawn."""
     seq = page.get_attribute("#hand", "data-seq")
     button.click()
     page.wait_for_function("seq => document.querySelector('#hand')?.dataset.seq !== seq", arg=seq)
@@ -241,11 +244,10 @@ def rocket_hand_page(floor, people, tablet):
 
 def test_a_second_tablet_sees_the_new_state_and_a_stale_one_is_told_to_refresh(rocket_hand_page, tablet):
     page, hand = rocket_hand_page
-    second = tablet("dana")
+    second = tablet("dana", polls=True)
     second.goto(f"/tablet/hands/{hand.pk}/")
-    stale = tablet("dana")
+    stale = tablet("dana")  # its polls never bring news, as when the Wi-Fi drops them
     stale.goto(f"/tablet/hands/{hand.pk}/")
-    stale.route("**/poll/**", lambda route: route.abort())  # this one's Wi-Fi drops its polls
 
     key_card(page, 5)
 
@@ -267,7 +269,6 @@ def test_a_tap_whose_answer_was_lost_is_tapped_again_and_recorded_once(rocket_ha
         lost.append(route.fetch())  # the server applies the card; the answer never reaches the tablet
         route.abort()
 
-    page.route("**/poll/**", lambda route: route.abort())  # no poll shows the new state meanwhile
     page.route("**/card/", lose_the_first_answer)
     seven = page.locator(".keypad").get_by_role("button", name="7", exact=True)
     seven.click()
@@ -277,3 +278,92 @@ def test_a_tap_whose_answer_was_lost_is_tapped_again_and_recorded_once(rocket_ha
 
     expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
     assert recorded_cards(hand) == [(7, Receiver.SEAT, 1)]
+
+
+# At a dealer's pace: each tap goes as soon as the answer to the last one is drawn
+
+
+SAYS_RECEIVER = re.compile(r"Next card: (?:seat (?P<seat>\d+)|the (?P<other>dealer|common hand)) \(")
+
+
+def key_named_card(page: Page, rank: int) -> tuple:
+    """Key `rank` for whoever the prompt names now; the card's (rank, receiver, seat) as named."""
+    named = SAYS_RECEIVER.match(page.locator(".prompt").inner_text().strip())
+    assert named, page.locator(".prompt").inner_text()
+    key_card(page, rank)
+    if named["seat"]:
+        return rank, Receiver.SEAT, int(named["seat"])
+    return rank, Receiver.DEALER if named["other"] == "dealer" else Receiver.COMMON, None
+
+
+def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(floor, people, tablet):
+    rocket = floor["rocket"]
+    shift_start(user=people["dana"], table=rocket, by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 200)
+        page.get_by_role("button", name=f"Seat {number} bet up").click()
+    hand = start_hand(page)
+
+    # the deal 5, 6, 2 and the dealer 9; Ann hits a 4, Bob an 8, Cy folds, the dealer draws a 7;
+    # Ann hits a 4 and pairs, Bob hits a 1, the dealer's 9 pairs
+    named = [key_named_card(page, rank) for rank in (5, 6, 2, 9)]
+    for move, rank in (("Hit", 4), ("Hit", 8), ("Fold", None), (None, 7), ("Hit", 4), ("Hit", 1), (None, 9)):
+        if move:
+            press(page, move)
+        if rank:
+            named.append(key_named_card(page, rank))
+
+    assert [(receiver, seat) for _, receiver, seat in named] == [
+        (Receiver.SEAT, 1),
+        (Receiver.SEAT, 2),
+        (Receiver.SEAT, 3),
+        (Receiver.DEALER, None),
+        (Receiver.SEAT, 1),
+        (Receiver.SEAT, 2),
+        (Receiver.DEALER, None),
+        (Receiver.SEAT, 1),
+        (Receiver.SEAT, 2),
+        (Receiver.DEALER, None),
+    ]
+    assert recorded_cards(hand) == named
+    assert Decision.objects.filter(hand=hand).count() == 5
+    expect(page.locator(".settlement")).to_contain_text("Seat 2 (Bob)")
+
+
+def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(floor, people, tablet):
+    pairs = floor["pairs"]
+    shift_start(user=people["dana"], table=pairs, by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Pairs 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 50)
+    hand = start_hand(page)
+
+    # the deal 4, 6, 7: Ann's 4 is lowest and starts; she hits a 9, Bob hits a 6 and pairs
+    named = [key_named_card(page, rank) for rank in (4, 6, 7)]
+    press(page, "Hit")
+    named.append(key_named_card(page, 9))
+    press(page, "Hit")
+    named.append(key_named_card(page, 6))
+
+    assert [seat for _, _, seat in named] == [1, 2, 3, 1, 2]
+    assert recorded_cards(hand) == named
+    expect(page.locator(".settlement")).to_contain_text("Seat 2")
+
+
+def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):
+    page, hand = rocket_hand_page
+    key_card(page, 5)
+    key_card(page, 9)
+    press(page, "Hit")
+    key_card(page, 5)  # Ann pairs her 5s: the hand is over
+
+    confirm_settlement(page)  # no poll can redraw it: the answer itself says settled
+
+    expect(page.locator("#hand h1")).to_contain_text("settled")
+    expect(page.get_by_role("button", name="Confirm settlement")).to_have_count(0)
+    expect(page.locator(".keypad")).to_have_count(0)
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.SETTLED

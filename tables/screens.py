@@ -163,8 +163,12 @@ def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: 
 
 
 def _black_stones(seat: int, game) -> list[dict[str, Any]]:
-    """Blackstone: players keep only their black stone (a 10); white stones go to the centre."""
-    return [{"rank": 10, "why": "black stone", "discarded": False}] if seat in game.black else []
+    """Blackstone: players keep only their black stones (10s); white stones go to the centre.
+    The loser holds the second 10 that ended the game beside the first."""
+    if seat not in game.black:
+        return []
+    first = {"rank": 10, "why": "black stone", "discarded": False}
+    return [first, {**first, "why": "second black stone"}] if seat == game.loser else [first]
 
 
 def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str, Any]]:

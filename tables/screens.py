@@ -39,7 +39,11 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}
     chips = _chips(hand.table, sessions)
+    voided = hand.status == Hand.Status.VOIDED
+    due = None if voided else game.next  # a voided hand waits for nothing: no seat is due or in
     extras = GAME_EXTRAS[hand.game](game, hand)
+    if voided:
+        extras["status"] = dict.fromkeys(hand.seats, "hand voided")
     pending = [request for request in approvals if request.status == ApprovalRequest.Status.PENDING]
     playable = hand.status == Hand.Status.IN_PROGRESS and not pending
     return {
@@ -49,18 +53,18 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "status": hand.status,
         "status_label": hand.get_status_display(),
         "seq": hand.seq,
-        "seats": [_seat(hand, seat, cards, names, chips, game, extras) for seat in hand.seats],
+        "seats": [_seat(hand, seat, cards, names, chips, game, due, extras) for seat in hand.seats],
         "dealer": extras.get("dealer"),
         "common": extras.get("common"),
         "centre": extras.get("centre"),
         "pot": extras.get("pot"),
         "scores": extras.get("scores"),
-        "turn": game.next.seat if isinstance(game.next, (CardDue, DecisionDue)) else None,
-        "next": _next(game.next, hand.shoe, deck, playable),
+        "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
+        "next": _next(due, hand, deck, playable),
         "shoe": _shoe(hand.shoe, deck),
         "recycled": [_recycled(recycle) for recycle in recycled],
-        "actions": _actions(game.next, hand) if playable else None,
-        "settlement": _settlement(game.next, names) if isinstance(game.next, Finished) else None,
+        "actions": _actions(due, hand) if playable else None,
+        "settlement": _settlement(due, names) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
     }
@@ -146,8 +150,7 @@ def _table_seat(number: int, session: SeatSession | None, chips: dict) -> dict[s
 # The seats
 
 
-def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: dict) -> dict[str, Any]:
-    due = game.next
+def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, due, extras: dict) -> dict[str, Any]:
     return {
         "number": seat,
         "player": names.get(seat, ""),
@@ -239,7 +242,10 @@ GAME_EXTRAS = {
 # What comes next
 
 
-def _next(due, shoe: Shoe, deck: Recycle | None, playable: bool) -> dict[str, Any]:
+def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, Any]:
+    shoe = hand.shoe
+    if due is None:
+        return {"kind": "voided", "says": f"Hand {hand.number} was voided."}
     if isinstance(due, Finished):
         return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
     if isinstance(due, DecisionDue):

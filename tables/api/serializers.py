@@ -320,7 +320,7 @@ class ScreenSeatSerializer(serializers.Serializer):
 class ScreenNextSerializer(serializers.Serializer):
     """What the hand waits for, as the rules engine says."""
 
-    kind = serializers.ChoiceField(choices=["card", "decision", "finished"])
+    kind = serializers.ChoiceField(choices=["card", "decision", "finished", "voided"])
     says = serializers.CharField(help_text="The sentence the tablet shows.")
     seat = serializers.IntegerField(required=False, allow_null=True)
     to = serializers.CharField(required=False, help_text="card: seat, dealer, common or centre.")

@@ -529,3 +529,24 @@ def test_the_screen_of_a_finished_hand_is_plain_json(client, blackstone, dana):
         {"party": "1", "who": "Seat 1", "amount": 7, "reason": "second black stone: ante plus W"}
     ]
     assert screen["settlement"]["paid"][0]["who"] == "Seat 2" and screen["pot"] == 7
+
+
+# What the screens show is what happened (issue 13, point 7)
+
+
+def test_a_voided_hand_loses_its_in_and_card_marks(client, rocket_hand, dana, pete):
+    # given: a card is due for seat 1 and every seat is in
+    hand = card(rocket_hand, 5, dana)
+    assert hand_screen(hand)["seats"][1]["card_due"]
+    client.post(hand_url(hand, "void"), step(hand, reason="Two cards came out together"))
+
+    # when: the pit voids the hand
+    approval_decide(request=ApprovalRequest.objects.get(hand=hand), by=pete, approve=True, key=key())
+
+    # then: no seat is in, due a card or to act, and nothing is due
+    screen = hand_screen(read_afresh(hand))
+    assert [s["status"] for s in screen["seats"]] == ["hand voided"] * 3
+    assert not any(s["card_due"] or s["to_act"] for s in screen["seats"])
+    assert (screen["turn"], screen["next"]["kind"]) == (None, "voided")
+    html = page(client.get(hand_url(hand)))
+    assert "card-due" not in html and '<span class="tag">' not in html and ">in<" not in html

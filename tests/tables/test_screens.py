@@ -1,9 +1,13 @@
 import pytest
 
+from ledger.models import Account
+from ledger.services import account_get
+from tables.review import hand_replay_check
 from tables.screens import hand_screen
 from tables.services import hand_start
 
-from .conftest import card, decide, key, seat
+from .conftest import card, decide, key, play, seat
+from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
 
@@ -38,3 +42,33 @@ def test_a_blackstone_loser_shows_both_black_stones_it_took(blackstone, dana):
     assert [[c["rank"] for c in s["cards"]] for s in seats] == [[], [10, 10]]
     assert [c["why"] for c in seats[1]["cards"]] == ["black stone", "second black stone"]
     assert seats[1]["status"] == "second black stone"
+
+
+def test_a_starboard_players_chips_drop_as_the_draw_fee_is_paid(starboard, dana):
+    # given: three players of 50 at Starboard, antes of 1 taken, the common hand 4, 6
+    for number in (1, 2, 3):
+        seat(starboard, number, 50, dana)
+    hand = card(card(hand_start(table=starboard, by=dana, key=key()), 4, dana), 6, dana)
+
+    # when: seat 1 (the button) draws
+    hand = decide(hand, ("draw",), dana)
+
+    # then: its chips in front are 50 less the ante and the fee, on the screen as in the ledger
+    screen = hand_screen(hand)
+    assert [s["chips"] for s in screen["seats"]] == [48, 49, 49]
+    session = hand.sessions["1"]
+    assert account_get(kind=Account.Kind.PLAYER, table=starboard, ref=session).balance == 48
+    assert account_get(kind=Account.Kind.POT, table=starboard, ref=hand.pk).balance == 1
+
+
+def test_a_starboard_hand_booking_fees_at_each_draw_settles_to_what_it_replays(starboard, dana):
+    for number in (1, 2, 3):
+        seat(starboard, number, 50, dana)
+    hand = hand_start(table=starboard, by=dana, key=key())
+    # seat 1 draws an 8, seat 2 locks at three, seat 3 draws a 4 and busts, seat 1 locks at three
+    hand = settle(play(hand, [4, 6, 8, 4], [("draw",), ("lock",), ("draw",), ("lock",)], dana), dana)
+
+    check = hand_replay_check(hand)
+    assert check["matches"] and check["posted"] == {"1": 0, "2": 1, "3": -2}
+    assert account_get(kind=Account.Kind.POT, table=starboard, ref=hand.pk).balance == 0
+    assert [s["chips"] for s in hand_screen(hand)["seats"]] == [50, 51, 48]

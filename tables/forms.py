@@ -30,6 +30,7 @@ class ShoeForm(KeyedForm):
     decks = forms.IntegerField(label="Decks")
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
     burn = forms.IntegerField(label="Burn", initial=DEFAULT_BURN)
+    reason = forms.CharField(label="Why replace it", required=False, max_length=500)
 
 
 class HandStartForm(KeyedForm):

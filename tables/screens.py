@@ -21,7 +21,7 @@ from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
-from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card
+from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
@@ -86,7 +86,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
-        "shoe_note": _shoe_note(table, shoe),
+        "shoe_note": _shoe_note(shoe),
     }
 
 
@@ -99,15 +99,11 @@ def _hand_link(hand: Hand) -> dict[str, Any]:
     }
 
 
-def _shoe_note(table: Table, shoe: Shoe | None) -> str:
+def _shoe_note(shoe: Shoe | None) -> str:
     """Why the next hand needs a freshly shuffled shoe first, if it does."""
     if shoe is None:
         return "No shoe in play: shuffle one before the first hand."
-    if shoe.cut_card_out:
-        return "The cut card is out: shuffle a new shoe before the next hand."
-    if table.game == Game.BLACKSTONE and shoe.hands.exists():
-        return "Blackstone deals every game from a fresh deck: shuffle before the next game."
-    return ""
+    return shoe_spent(shoe)
 
 
 # Records in

@@ -259,6 +259,7 @@ def shoe_start_view(request: HttpRequest, table_id: int) -> HttpResponse:
             decks=data["decks"],
             kind=data["kind"],
             burn=data["burn"],
+            reason=data["reason"],
             by=request.user,
             device=device(request),
             key=data["key"],

@@ -38,6 +38,9 @@ class ShoeStartSerializer(serializers.Serializer):
     decks = serializers.IntegerField(min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = serializers.ChoiceField(choices=Shoe.Kind.choices, default=Shoe.Kind.PHYSICAL)
     burn = serializers.IntegerField(min_value=0, max_value=MAX_BURN, default=DEFAULT_BURN)
+    reason = serializers.CharField(
+        max_length=500, allow_blank=True, default="", help_text="Why: asked while the shoe in play can deal."
+    )
 
 
 class HandStartSerializer(serializers.Serializer):
@@ -238,6 +241,7 @@ class ShoeSerializer(serializers.ModelSerializer):
             "state",
             "created_at",
             "retired_at",
+            "retire_reason",
             "cards_out",
             "cards_left",
             "cut_position",

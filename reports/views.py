@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from casino.errors import DomainError
 from reports.charts import hold_chart_svg
-from reports.exports import report_rows
+from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, StartForm
 from reports.models import Investigation, Report
 from reports.services import investigation_close, report_request
@@ -80,7 +80,7 @@ def report_csv(request, pk: int):
     _require_reports(request.user)
     report = get_object_or_404(Report, pk=pk, status=Report.Status.DONE)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="report-{report.pk}-{report.kind}.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{report_filename(report)}"'
     csv.writer(response).writerows(report_rows(report))
     return response
 

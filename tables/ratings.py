@@ -55,6 +55,7 @@ from tables.services.seating import SEATS_PER_GAME
 DEFAULT_HOUSE_EDGE = {Game.ROCKET: Decimal("0.053")}
 CENTS = Decimal("0.01")  # averages and rates are shown to two places
 SECONDS_PER_HOUR = 3600
+SECONDS_PER_MINUTE = MINUTES_PER_HOUR = 60
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class PlayerRating:
     result: int  # the player's net win in units: negative when the house won
     theoretical_win: Decimal  # what the house expects to win from these bets, in units
 
+    @property
+    def time_played_shown(self) -> str:
+        return hours_and_minutes(self.time_played)
+
 
 @dataclass(frozen=True)
 class DealerPace:
@@ -77,6 +82,16 @@ class DealerPace:
     voids: int
     hands_per_hour: Decimal
     voids_per_hundred: Decimal
+
+    @property
+    def time_on_shift_shown(self) -> str:
+        return hours_and_minutes(self.time_on_shift)
+
+
+def hours_and_minutes(duration: timedelta) -> str:
+    """A length of time as the floor reads a clock: "2 h 05 min", "45 min" (seconds dropped)."""
+    hours, minutes = divmod(int(duration.total_seconds()) // SECONDS_PER_MINUTE, MINUTES_PER_HOUR)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
 def house_edges() -> dict[str, Decimal]:

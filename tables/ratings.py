@@ -5,10 +5,12 @@ Pure reads: each figure is an aggregate query, summed by the database.
 A player is rated by name (`SeatSession.player_name`, matched without regard to case; an unrated
 player has none). Counted:
 
-- time played: the sum of their seat sessions' lengths (a session still open runs to `now`);
+- time played: the sum of their seat sessions' lengths (a session still open runs to `now`), shown
+  in hours and minutes (`hours_and_minutes`);
 - hands: settled hands their sessions played (a voided hand was never played: its bets went back);
-- total and average bet: what their seats committed up front in those hands (the Rocket bet, the
-  pot games' ante), read from the `bet` postings of their seat accounts; Pairs commits nothing;
+- total and average bet: what their seats wagered in those hands (the Rocket bet, the pot games'
+  ante, Starboard's draw fees), read from the `bet` postings of their seat accounts; Pairs commits
+  nothing;
 - result: the net of every posting on their seat accounts that belongs to a hand, corrections
   included, so buy-ins and cash-outs are left out and a voided hand nets to nothing. Positive: the
   player won;

@@ -2,9 +2,10 @@ import pytest
 
 from ledger.models import Account
 from ledger.services import account_get
-from tables.review import hand_replay_check
+from tables.models import Hand
+from tables.review import hand_replay_check, posted_results
 from tables.screens import hand_screen
-from tables.services import hand_start
+from tables.services import approval_decide, hand_start, hand_void_request, shift_start
 
 from .conftest import card, decide, key, play, seat
 from .test_hands import settle
@@ -72,3 +73,17 @@ def test_a_starboard_hand_booking_fees_at_each_draw_settles_to_what_it_replays(s
     assert check["matches"] and check["posted"] == {"1": 0, "2": 1, "3": -2}
     assert account_get(kind=Account.Kind.POT, table=starboard, ref=hand.pk).balance == 0
     assert [s["chips"] for s in hand_screen(hand)["seats"]] == [50, 51, 48]
+
+
+def test_voiding_a_starboard_hand_gives_back_the_draw_fees_paid(starboard, dana, pete):
+    shift_start(user=pete, pit=starboard.pit, by=pete)
+    for number in (1, 2):
+        seat(starboard, number, 50, dana)
+    hand = card(card(hand_start(table=starboard, by=dana, key=key()), 4, dana), 6, dana)
+    hand = decide(hand, ("draw",), dana)
+    request = hand_void_request(hand=hand, by=dana, reason="Misdeal", expected_seq=hand.seq, key=key())
+
+    approval_decide(request=request, by=pete, approve=True, reason="Seen on camera", key=key())
+
+    assert [s["chips"] for s in hand_screen(Hand.objects.get(pk=hand.pk))["seats"]] == [50, 50]
+    assert set(posted_results(hand).values()) == {0}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.text import slugify
+
 from reports.models import Report
 
 HOUSE_EDGE = (
@@ -51,6 +53,11 @@ def _cell(value) -> str:
     if isinstance(value, list):
         return " ".join(str(v) for v in value)
     return str(value)
+
+
+def report_filename(report: Report) -> str:
+    """The CSV's file name: the report's number and title, so a saved file says what it covers."""
+    return f"report-{report.pk}-{slugify(str(report))}.csv"
 
 
 def report_rows(report: Report) -> list[list[str]]:

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from casino.errors import DomainError, NotAllowed
 from casino.web import Pages, nothing
 from reports.charts import hold_chart_svg
-from reports.exports import report_rows
+from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, StartForm
 from reports.models import Investigation, Report
 from reports.services import investigation_close, report_request
@@ -87,7 +87,7 @@ def report_progress(request, report: Report):
 @Pages(fetch=report_fetch(status=Report.Status.DONE), check=check_reports, refused=refused).page()
 def report_csv(request, report: Report):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="report-{report.pk}-{report.kind}.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{report_filename(report)}"'
     csv.writer(response).writerows(report_rows(report))
     return response
 

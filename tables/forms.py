@@ -26,6 +26,7 @@ class ShoeForm(KeyedForm):
     decks = forms.IntegerField(label="Decks")
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
     burn = forms.IntegerField(label="Burn")  # the screen offers DEFAULT_BURN (tables.services.shoes)
+    reason = forms.CharField(label="Why replace it", required=False, max_length=500)
 
 
 class HandStartForm(KeyedForm):

@@ -131,6 +131,9 @@ class Shoe(models.Model):
     order = models.JSONField(null=True, blank=True)
     salt = models.CharField(max_length=64, blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
+    retire_reason = models.CharField(
+        max_length=500, blank=True, help_text="Why it was replaced while it could still deal."
+    )
 
     class Meta:
         constraints = [

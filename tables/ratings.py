@@ -5,10 +5,12 @@ Pure reads: each figure is an aggregate query, summed by the database.
 A player is rated by name (`SeatSession.player_name`, matched without regard to case; an unrated
 player has none). Counted:
 
-- time played: the sum of their seat sessions' lengths (a session still open runs to `now`);
+- time played: the sum of their seat sessions' lengths (a session still open runs to `now`), shown
+  in hours and minutes (`hours_and_minutes`);
 - hands: settled hands their sessions played (a voided hand was never played: its bets went back);
-- total and average bet: what their seats committed up front in those hands (the Rocket bet, the
-  pot games' ante), read from the `bet` postings of their seat accounts; Pairs commits nothing;
+- total and average bet: what their seats wagered in those hands (the Rocket bet, the pot games'
+  ante, Starboard's draw fees), read from the `bet` postings of their seat accounts; Pairs commits
+  nothing;
 - result: the net of every posting on their seat accounts that belongs to a hand, corrections
   included, so buy-ins and cash-outs are left out and a voided hand nets to nothing. Positive: the
   player won;
@@ -55,6 +57,7 @@ from tables.services.seating import SEATS_PER_GAME
 DEFAULT_HOUSE_EDGE = {Game.ROCKET: Decimal("0.053")}
 CENTS = Decimal("0.01")  # averages and rates are shown to two places
 SECONDS_PER_HOUR = 3600
+SECONDS_PER_MINUTE = MINUTES_PER_HOUR = 60
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class PlayerRating:
     result: int  # the player's net win in units: negative when the house won
     theoretical_win: Decimal  # what the house expects to win from these bets, in units
 
+    @property
+    def time_played_shown(self) -> str:
+        return hours_and_minutes(self.time_played)
+
 
 @dataclass(frozen=True)
 class DealerPace:
@@ -77,6 +84,16 @@ class DealerPace:
     voids: int
     hands_per_hour: Decimal
     voids_per_hundred: Decimal
+
+    @property
+    def time_on_shift_shown(self) -> str:
+        return hours_and_minutes(self.time_on_shift)
+
+
+def hours_and_minutes(duration: timedelta) -> str:
+    """A length of time as the floor reads a clock: "2 h 05 min", "45 min" (seconds dropped)."""
+    hours, minutes = divmod(int(duration.total_seconds()) // SECONDS_PER_MINUTE, MINUTES_PER_HOUR)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
 def house_edges() -> dict[str, Decimal]:

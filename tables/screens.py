@@ -22,7 +22,7 @@ from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recy
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
-from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card
+from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
@@ -39,7 +39,11 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}
     chips = _chips(hand.table, sessions)
+    voided = hand.status == Hand.Status.VOIDED
+    due = None if voided else game.next  # a voided hand waits for nothing: no seat is due or in
     extras = GAME_EXTRAS[hand.game](game, hand)
+    if voided:
+        extras["status"] = dict.fromkeys(hand.seats, "hand voided")
     pending = [request for request in approvals if request.status == ApprovalRequest.Status.PENDING]
     playable = hand.status == Hand.Status.IN_PROGRESS and not pending
     return {
@@ -49,19 +53,19 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "status": hand.status,
         "status_label": hand.get_status_display(),
         "seq": hand.seq,
-        "seats": [_seat(hand, seat, cards, names, chips, game, extras) for seat in hand.seats],
+        "seats": [_seat(hand, seat, cards, names, chips, game, due, extras) for seat in hand.seats],
         "dealer": extras.get("dealer"),
         "common": extras.get("common"),
         "centre": extras.get("centre"),
         "pot": extras.get("pot"),
         "scores": extras.get("scores"),
-        "turn": game.next.seat if isinstance(game.next, (CardDue, DecisionDue)) else None,
-        "next": _next(game.next, hand.shoe, deck, playable),
+        "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
+        "next": _next(due, hand, deck, playable),
         "shoe": _shoe(hand.shoe, deck),
         "recycled": [_recycled(recycle) for recycle in recycled],
-        "actions": _actions(game.next, hand) if playable else None,
+        "actions": _actions(due, hand) if playable else None,
         "correctable": _correctable(hand) if playable else None,
-        "settlement": _settlement(game.next, names) if isinstance(game.next, Finished) else None,
+        "settlement": _settlement(due, names) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
     }
@@ -83,7 +87,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
-        "shoe_note": _shoe_note(table, shoe),
+        "shoe_note": _shoe_note(shoe),
     }
 
 
@@ -96,15 +100,11 @@ def _hand_link(hand: Hand) -> dict[str, Any]:
     }
 
 
-def _shoe_note(table: Table, shoe: Shoe | None) -> str:
+def _shoe_note(shoe: Shoe | None) -> str:
     """Why the next hand needs a freshly shuffled shoe first, if it does."""
     if shoe is None:
         return "No shoe in play: shuffle one before the first hand."
-    if shoe.cut_card_out:
-        return "The cut card is out: shuffle a new shoe before the next hand."
-    if table.game == Game.BLACKSTONE and shoe.hands.exists():
-        return "Blackstone deals every game from a fresh deck: shuffle before the next game."
-    return ""
+    return shoe_spent(shoe)
 
 
 # Records in
@@ -147,8 +147,7 @@ def _table_seat(number: int, session: SeatSession | None, chips: dict) -> dict[s
 # The seats
 
 
-def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: dict) -> dict[str, Any]:
-    due = game.next
+def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, due, extras: dict) -> dict[str, Any]:
     return {
         "number": seat,
         "player": names.get(seat, ""),
@@ -164,8 +163,12 @@ def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, extras: 
 
 
 def _black_stones(seat: int, game) -> list[dict[str, Any]]:
-    """Blackstone: players keep only their black stone (a 10); white stones go to the centre."""
-    return [{"rank": 10, "why": "black stone", "discarded": False}] if seat in game.black else []
+    """Blackstone: players keep only their black stones (10s); white stones go to the centre.
+    The loser holds the second 10 that ended the game beside the first."""
+    if seat not in game.black:
+        return []
+    first = {"rank": 10, "why": "black stone", "discarded": False}
+    return [first, {**first, "why": "second black stone"}] if seat == game.loser else [first]
 
 
 def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str, Any]]:
@@ -236,7 +239,10 @@ GAME_EXTRAS = {
 # What comes next
 
 
-def _next(due, shoe: Shoe, deck: Recycle | None, playable: bool) -> dict[str, Any]:
+def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, Any]:
+    shoe = hand.shoe
+    if due is None:
+        return {"kind": "voided", "says": f"Hand {hand.number} was voided."}
     if isinstance(due, Finished):
         return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
     if isinstance(due, DecisionDue):

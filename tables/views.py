@@ -224,6 +224,7 @@ def shoe_start_view(request: HttpRequest, table: Table, form) -> Shoe:
         decks=data["decks"],
         kind=data["kind"],
         burn=data["burn"],
+        reason=data["reason"],
         by=request.user,
         device=device(request),
         key=data["key"],

@@ -198,6 +198,8 @@ def report_key(kind: str, params: dict) -> str:
 
 
 def report_title(kind: str, params: dict) -> str:
+    """What the report covers, in the words of the floor: the casino, tables, dealer or shift by
+    name (the parameters hold their ids)."""
     name = Report.Kind(kind).label
     if "date_from" in params:
         when = (
@@ -207,8 +209,36 @@ def report_title(kind: str, params: dict) -> str:
         )
     else:
         when = params.get("date", "")
-    scope = ", ".join(f"{k} {v}" for k, v in params.items() if k not in ("date_from", "date_to", "date"))
-    return f"{name}: {when}" + (f" ({scope})" if scope else "")
+    scope = ", ".join(_scope(params))
+    title = f"{name}: {when}" if when else name
+    return (title + (f" ({scope})" if scope else ""))[: Report._meta.get_field("title").max_length]
+
+
+def _scope(params: dict) -> list[str]:
+    """The named records a report's parameters point at (checked to exist by `report_params`)."""
+    words = []
+    if params.get("casino"):
+        words.append(Casino.objects.get(pk=params["casino"]).name)
+    if params.get("tables") or params.get("table"):
+        tables = Table.objects.filter(pk__in=params.get("tables") or [params["table"]])
+        tables = tables.select_related("pit__casino").order_by("name")
+        if not params.get("casino"):
+            words += sorted({table.pit.casino.name for table in tables})
+        words += [table.name for table in tables]
+    if params.get("game"):
+        words.append(Game(params["game"]).label)
+    if params.get("dealer"):
+        words.append(f"dealer {get_user_model().objects.get(pk=params['dealer']).get_username()}")
+    if params.get("shift"):
+        shift = Shift.objects.select_related("table__pit__casino", "user").get(pk=params["shift"])
+        words += [shift.table.pit.casino.name, shift.table.name]
+        words.append(f"{shift.user.get_username()}'s shift from {shift.started_at:%Y-%m-%d %H:%M}")
+    if params.get("session"):
+        opener = TableCount.objects.select_related("table__pit__casino").get(pk=params["session"])
+        words += [opener.table.pit.casino.name, opener.table.name, f"session from {opener.at:%Y-%m-%d %H:%M}"]
+    if params.get("group"):
+        words.append(f"by {params['group']}")
+    return words
 
 
 # Requesting and running

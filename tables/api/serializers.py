@@ -38,6 +38,9 @@ class ShoeStartSerializer(serializers.Serializer):
     decks = serializers.IntegerField(min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = serializers.ChoiceField(choices=Shoe.Kind.choices, default=Shoe.Kind.PHYSICAL)
     burn = serializers.IntegerField(min_value=0, max_value=MAX_BURN, default=DEFAULT_BURN)
+    reason = serializers.CharField(
+        max_length=500, allow_blank=True, default="", help_text="Why: asked while the shoe in play can deal."
+    )
 
 
 class HandStartSerializer(serializers.Serializer):
@@ -256,6 +259,7 @@ class ShoeSerializer(serializers.ModelSerializer):
             "state",
             "created_at",
             "retired_at",
+            "retire_reason",
             "cards_out",
             "cards_left",
             "cut_position",
@@ -338,7 +342,7 @@ class ScreenSeatSerializer(serializers.Serializer):
 class ScreenNextSerializer(serializers.Serializer):
     """What the hand waits for, as the rules engine says."""
 
-    kind = serializers.ChoiceField(choices=["card", "decision", "finished"])
+    kind = serializers.ChoiceField(choices=["card", "decision", "finished", "voided"])
     says = serializers.CharField(help_text="The sentence the tablet shows.")
     seat = serializers.IntegerField(required=False, allow_null=True)
     to = serializers.CharField(required=False, help_text="card: seat, dealer, common or centre.")

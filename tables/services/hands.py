@@ -19,7 +19,7 @@ from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
-from tables.games import Action, CardDue, DecisionDue, IllegalAction, new_game
+from tables.games import Action, CardDue, DecisionDue, IllegalAction, Move, new_game
 from tables.games.cards import Shoe as EngineShoe
 from tables.models import (
     ApprovalRequest,
@@ -55,6 +55,9 @@ from .shoes import (
     shoe_take_position,
     shoe_unseen,
 )
+
+# Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
+DRAW_FEE = "draw fee"
 
 
 class HandError(DomainError):
@@ -429,8 +432,26 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
     )
     chain_append(decision, chain_lock(table=hand.table))
     hand.decision_list.append(decision)
+    _post_draw_fee(hand, parsed, due.seat, game, by)
     hand.save(update_fields=["seq"])
     return hand
+
+
+def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
+    """Starboard: a draw's fee leaves the player's chips for the hand's pot as the draw is
+    recorded, so the ledger says where the chips are at every step (the settlement leaves it out)."""
+    if hand.game != Game.STARBOARD or action.move is not Move.DRAW:
+        return
+    fee = game.options.fee
+    accounts = _accounts(hand, [seat, "pot"])
+    ledger_post(
+        lines=[Line(accounts[seat], -fee, DRAW_FEE), Line(accounts["pot"], fee, DRAW_FEE)],
+        kind="bet",
+        memo=f"Hand {hand.number}: seat {seat} draws",
+        by=by,
+        table=hand.table,
+        hand_id=hand.pk,
+    )
 
 
 # Settlement
@@ -494,6 +515,8 @@ def _settlement_lines(hand: Hand, settlement) -> list[Line]:
         lines += [Line(accounts["wager"], -amount, back), Line(accounts[seat], amount, back)]
     totals: dict[tuple[Account, str], int] = {}
     for entry in settlement.entries:
+        if entry.reason == DRAW_FEE:
+            continue  # posted as the draw was recorded
         key = (accounts[entry.party], entry.reason)
         totals[key] = totals.get(key, 0) + entry.amount
     return lines + [Line(account, amount, reason) for (account, reason), amount in totals.items() if amount]

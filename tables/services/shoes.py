@@ -28,6 +28,7 @@ from .idempotency import run_once
 
 DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
 MAX_BURN = 10
+FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD)  # their rules shuffle one deck for each game
 _system_random = secrets.SystemRandom()
 
 
@@ -46,13 +47,20 @@ def shoe_start(
     decks: int,
     kind: str = Shoe.Kind.PHYSICAL,
     burn: int = DEFAULT_BURN,
+    reason: str = "",
     by,
     device: str = "",
     key: str,
 ) -> Shoe:
-    """Retire the shoe in play, if any; put a freshly shuffled one in play and burn `burn` cards."""
+    """Retire the shoe in play, if any; put a freshly shuffled one in play and burn `burn` cards.
+
+    A shoe in play that could still deal the next hand (`shoe_spent` says nothing) is replaced
+    only with a `reason`, kept on the retired shoe: a shoe changed mid-way is what an auditor asks
+    about first."""
     request = {"op": "shoe_start", "table": table.pk, "decks": decks, "kind": kind, "burn": burn}
-    work = partial(_start, table.pk, decks, kind, burn, by, device)
+    if reason:  # only then: a key applied before reasons were asked (the demo's shoes) still matches
+        request["reason"] = reason
+    work = partial(_start, table.pk, decks, kind, burn, reason.strip(), by, device)
     return Shoe.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["shoe"])
 
 
@@ -68,12 +76,18 @@ def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
     )
 
 
-def _start(table_id: int, decks: int, kind: str, burn: int, by, device: str) -> dict:
+def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str) -> dict:
     table = Table.objects.select_for_update().get(pk=table_id)
     _check_shoe(table, decks, kind, burn)
     current = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
     if current:
-        _retire(current.pk)
+        if not reason and not shoe_spent(current):
+            left = shoe_cards_left(current, shoe_deck(current))
+            raise ShoeError(
+                f"The shoe in play still has {left} cards left and can deal the next hand: "
+                "say why you are replacing it."
+            )
+        _retire(current.pk, reason)
     # The cut card's place counts from the top of the freshly shuffled shoe,
     # burn included (RULINGS); penetration defaults to 0.8 (reshuffle at ~20% left).
     shoe = Shoe(table=table, decks=decks, kind=kind, burn=burn)
@@ -170,13 +184,28 @@ def _retire_idle(shoe_id: int) -> dict:
     return _retire(shoe_id)
 
 
-def _retire(shoe_id: int) -> dict:
+def _retire(shoe_id: int, reason: str = "") -> dict:
     shoe = Shoe.objects.select_for_update().get(pk=shoe_id)
     if shoe.state != Shoe.State.RETIRED:
         shoe.state = Shoe.State.RETIRED
         shoe.retired_at = timezone.now()
-        shoe.save(update_fields=["state", "retired_at"])
+        shoe.retire_reason = reason
+        shoe.save(update_fields=["state", "retired_at", "retire_reason"])
     return {"shoe": shoe.pk}
+
+
+def shoe_spent(shoe: Shoe) -> str:
+    """Why the shoe in play cannot deal the table's next hand, or "" while it can: its cut card
+    is out, its deck is dealt out, or its game shuffles a fresh deck for every game (Blackstone,
+    Starboard: docs/rules) and one was dealt from it."""
+    if shoe.cut_card_out:
+        return "The cut card is out: shuffle a new shoe before the next hand."
+    if shoe.table.game in FRESH_DECK_EVERY_GAME and shoe.hands.exists():
+        game = shoe.table.get_game_display()
+        return f"{game} deals every game from a fresh deck: shuffle before the next game."
+    if not shoe_cards_left(shoe, shoe_deck(shoe)):
+        return "The shoe is dealt out: shuffle a new one."
+    return ""
 
 
 def shoe_deck(shoe: Shoe) -> Recycle | None:

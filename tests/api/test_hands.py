@@ -200,7 +200,7 @@ def test_a_retried_card_returns_the_first_answer_and_records_one_card(dealt, as_
 
 
 def test_a_system_shoe_shows_the_card_to_place_and_takes_it_with_a_null_rank(as_dana, rocket):
-    as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "kind": "system"})
+    as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "kind": "system", "reason": "Test"})
     hand = start_rocket(as_dana, rocket)
     to_place = hand["next"]["place"]
 

@@ -102,9 +102,8 @@ def play(api: Checked, table) -> dict:
             f"/api/tables/{table.pk}/seats/", "/api/tables/{id}/seats/", {"seat": number, "buy_in": 200}
         )
     decks = 8 if table.game == "rocket" else 1
-    api.change(
-        f"/api/tables/{table.pk}/shoes/", "/api/tables/{id}/shoes/", {"decks": decks, "kind": "system"}
-    )
+    shuffle = {"decks": decks, "kind": "system", "reason": "Test"}
+    api.change(f"/api/tables/{table.pk}/shoes/", "/api/tables/{id}/shoes/", shuffle)
     bets = {"bets": {"1": 10, "2": 20, "3": 30}} if table.game == "rocket" else {}
     hand = api.change(f"/api/tables/{table.pk}/hands/", "/api/tables/{id}/hands/", bets)
     for _ in range(MAX_STEPS):

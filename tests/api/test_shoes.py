@@ -15,7 +15,7 @@ def test_a_new_shoe_retires_the_one_in_play_and_burns_its_cards(as_dana, rocket)
 
     response = as_dana.change(
         f"/api/tables/{rocket.pk}/shoes/",
-        {"decks": 6, "kind": "physical", "burn": 3},
+        {"decks": 6, "kind": "physical", "burn": 3, "reason": "Test"},
         HTTP_X_DEVICE="tablet-7",
     )
 
@@ -31,7 +31,8 @@ def test_a_new_shoe_retires_the_one_in_play_and_burns_its_cards(as_dana, rocket)
 
 
 def test_a_system_shoe_shows_its_commitment_and_only_once_retired_its_order_and_salt(as_dana, rocket):
-    started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 2, "kind": "system"}).json()
+    shuffle = {"decks": 2, "kind": "system", "reason": "Test"}
+    started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", shuffle).json()
     assert started["commitment"] and started["order"] is None and started["salt"] is None
     assert as_dana.get(f"/api/shoes/{started['id']}/").json()["order"] is None
 
@@ -77,8 +78,20 @@ def test_only_the_tables_dealer_starts_or_retires_its_shoe(who, request, rocket)
 
 
 def test_a_retried_shoe_start_answers_the_same_shoe(as_dana, rocket):
-    first = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8}, key="shuffle-1")
-    again = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8}, key="shuffle-1")
+    first = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "reason": "Test"}, key="shuffle-1")
+    again = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "reason": "Test"}, key="shuffle-1")
 
     assert (again.status_code, again.json()) == (first.status_code, first.json())
     assert Shoe.objects.filter(table=rocket).count() == 2
+
+
+def test_a_new_shoe_while_the_one_in_play_can_deal_needs_a_reason(as_dana, rocket):
+    old = rocket.shoes.get(state="in_play")
+
+    refused = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8})
+    assert refused.status_code == 400 and "say why" in refused.json()["detail"]
+    assert Shoe.objects.filter(table=rocket).count() == 1
+
+    started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "reason": "Shoe dropped"})
+    assert started.status_code == 201
+    assert as_dana.get(f"/api/shoes/{old.pk}/").json()["retire_reason"] == "Shoe dropped"

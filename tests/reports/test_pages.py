@@ -210,3 +210,22 @@ def test_an_investigation_closed_without_the_right_answers_with_the_page_and_its
     assert "<h1>Investigations</h1>" in page
     investigation.refresh_from_db()
     assert investigation.status == "open"
+
+
+def test_report_titles_name_the_casino_and_the_table_on_the_page_and_the_csv(client, pete, rocket, dana):
+    # given: a reconciliation of Rocket 1 and a statistics report of its casino
+    rocket_hands(seated(rocket, dana), 1, dana)
+    day = today().isoformat()
+    reconciled = run(Report.Kind.RECONCILIATION, {"table": rocket.pk, "date_from": day, "date_to": day})
+    statistics = run(Report.Kind.STATISTICS, {"casino": rocket.pit.casino_id, "date": day})
+    signed_in(client, pete)
+
+    # then: their titles say "Test Casino" and "Rocket 1", never "table 1" or "casino 1"
+    assert str(reconciled) == f"Reconciliation (chips, cards, hands): {day} (Test Casino, Rocket 1)"
+    assert str(statistics) == f"Statistics and variance rules: {day} (Test Casino)"
+    page = client.get(f"/reports/{reconciled.pk}/").content.decode()
+    assert "<h1>Reconciliation (chips, cards, hands): " in page and "(Test Casino, Rocket 1)</h1>" in page
+    assert "Test Casino" in client.get("/reports/").content.decode()
+    assert re.search(r"table \d|casino \d", page + str(statistics)) is None
+    download = client.get(f"/reports/{reconciled.pk}/csv/")["Content-Disposition"]
+    assert download.endswith(f'-reconciliation-chips-cards-hands-{day}-test-casino-rocket-1.csv"')

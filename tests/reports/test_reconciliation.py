@@ -186,7 +186,7 @@ def test_a_shift_is_reconciled_over_its_own_hours(rocket, dana, pete):
     shift = shift_start(user=dana, table=rocket, by=pete)
     rocket_hands(rocket, 2, dana)
     shift_end(shift=shift, by=pete)
-    shoe_start(table=rocket, decks=8, by=pete, key=key())
+    shoe_start(table=rocket, decks=8, reason="End of the shift", by=pete, key=key())
 
     result = reconcile(shift=shift.pk)
 

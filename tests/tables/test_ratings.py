@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from casino.errors import DomainError
-from tables.ratings import dealer_pace, house_edges, player_rating
+from tables.ratings import dealer_pace, hours_and_minutes, house_edges, player_rating
 from tables.services import (
     approval_decide,
     hand_settle,
@@ -166,3 +166,16 @@ def test_a_rating_takes_a_fixed_number_of_queries_however_many_hands(evening, ro
         dealer_pairs_nines(rocket, {1: 20, 2: 10}, dana)
     assert player_rating("Mr Lee").hands == 6
     assert queries() == before
+
+
+@pytest.mark.parametrize(
+    ("duration", "shown"),
+    [
+        (timedelta(0), "0 min"),
+        (timedelta(minutes=45, seconds=59), "45 min"),
+        (timedelta(hours=2, minutes=5), "2 h 05 min"),
+        (timedelta(days=1, hours=2, minutes=30), "26 h 30 min"),
+    ],
+)
+def test_a_length_of_time_reads_as_hours_and_minutes(duration, shown):
+    assert hours_and_minutes(duration) == shown

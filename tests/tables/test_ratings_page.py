@@ -1,5 +1,9 @@
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils import timezone
+
+from tables.models import SeatSession, Shift
 from tables.services import hand_start, shift_start
 
 from .conftest import key, play, seat
@@ -30,3 +34,16 @@ def test_a_pit_manager_sees_a_players_rating_and_the_dealers_pace(client, played
 def test_a_dealer_cannot_see_ratings(client, played, dana):
     client.force_login(dana)
     assert client.get("/pit/ratings/").status_code == 403
+
+
+def test_times_on_the_ratings_read_as_hours_and_minutes(client, played, pete):
+    # given: Ann sat down and dana went on shift 2 h 05 min 40 s ago (both still there)
+    since = timezone.now() - timedelta(hours=2, minutes=5, seconds=40)
+    SeatSession.objects.filter(player_name="Ann").update(started_at=since)
+    Shift.objects.filter(user__username="dana").update(started_at=since)
+    client.force_login(pete)
+
+    page = client.get("/pit/ratings/", {"player": "ann"}).content.decode()
+
+    assert page.count('<td class="num">2 h 05 min</td>') == 2  # her time played, his time on shift
+    assert "2:05:" not in page and "0:00:" not in page

@@ -433,7 +433,9 @@ class TableMachine(RuleBasedStateMachine):
             or not 0 <= burn <= 10
         )
         pete = self.people["pete"]
-        self.attempt(shoe_start, refused=refused, table=table, decks=decks, kind=kind, burn=burn, by=pete)
+        self.attempt(
+            shoe_start, refused=refused, table=table, decks=decks, kind=kind, burn=burn, reason="x", by=pete
+        )
 
     def retire(self, table: Table):
         shoe = table.shoes.order_by("-pk").first()

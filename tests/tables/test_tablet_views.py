@@ -22,7 +22,7 @@ from tables.models import (
     Shoe,
 )
 from tables.screens import hand_screen
-from tables.services import approval_decide, hand_start, shift_start
+from tables.services import approval_decide, hand_settle, hand_start, shift_start
 
 from .conftest import card, decide, key, open_table, seat
 
@@ -119,7 +119,8 @@ def test_the_hand_screen_shows_the_keypad_for_a_physical_shoe(client, rocket_han
 
 
 def test_a_system_shoe_shows_the_card_to_place_and_records_it(client, dealing, dana):
-    client.post(f"/tablet/{dealing.pk}/shoe/", {"key": key(), "decks": 2, "kind": "system", "burn": 3})
+    shuffle = {"key": key(), "decks": 2, "kind": "system", "burn": 3, "reason": "Test"}
+    client.post(f"/tablet/{dealing.pk}/shoe/", shuffle)
     seat(dealing, 1, 100, dana)
     hand = hand_start(table=dealing, bets={1: 10}, by=dana, key=key())
     shoe = Shoe.objects.get(table=dealing, state=Shoe.State.IN_PLAY)
@@ -152,7 +153,8 @@ def test_seating_buying_more_and_cashing_out_move_chips(client, dealing):
 
 
 def test_a_new_shoe_is_shuffled_with_the_decks_kind_and_burn_asked(client, dealing):
-    client.post(f"/tablet/{dealing.pk}/shoe/", {"key": key(), "decks": 6, "kind": "physical", "burn": 2})
+    shuffle = {"key": key(), "decks": 6, "kind": "physical", "burn": 2, "reason": "Test"}
+    client.post(f"/tablet/{dealing.pk}/shoe/", shuffle)
 
     shoe = Shoe.objects.get(table=dealing, state=Shoe.State.IN_PLAY)
     assert (shoe.decks, shoe.kind, shoe.burn, shoe.cards_out) == (6, "physical", 2, 2)
@@ -604,3 +606,63 @@ def test_the_poll_interval_is_the_tablet_poll_setting(client, rocket_hand, setti
 
     assert 'hx-trigger="every 600s"' in page(client.get(hand_url(rocket_hand)))
     assert 'hx-trigger="every 600s"' in page(client.get(f"/tablet/{rocket_hand.table_id}/"))
+
+
+# What the screens show is what happened (issue 13, point 7)
+
+
+def test_a_voided_hand_loses_its_in_and_card_marks(client, rocket_hand, dana, pete):
+    # given: a card is due for seat 1 and every seat is in
+    hand = card(rocket_hand, 5, dana)
+    assert hand_screen(hand)["seats"][1]["card_due"]
+    client.post(hand_url(hand, "void"), step(hand, reason="Two cards came out together"))
+
+    # when: the pit voids the hand
+    approval_decide(request=ApprovalRequest.objects.get(hand=hand), by=pete, approve=True, key=key())
+
+    # then: no seat is in, due a card or to act, and nothing is due
+    screen = hand_screen(read_afresh(hand))
+    assert [s["status"] for s in screen["seats"]] == ["hand voided"] * 3
+    assert not any(s["card_due"] or s["to_act"] for s in screen["seats"])
+    assert (screen["turn"], screen["next"]["kind"]) == (None, "voided")
+    html = page(client.get(hand_url(hand)))
+    assert "card-due" not in html and '<span class="tag">' not in html and ">in<" not in html
+
+
+def test_replacing_a_shoe_that_can_still_deal_asks_why_and_keeps_the_answer(client, dealing):
+    # given: the shoe in play has burned 5 and can deal
+    old = dealing.shoes.get(state=Shoe.State.IN_PLAY)
+    assert 'name="reason"' in page(client.get(f"/tablet/{dealing.pk}/"))
+    before = written()
+    shuffle = {"key": key(), "decks": 8, "kind": "physical", "burn": 5}
+
+    # when: the dealer shuffles a new one without saying why
+    refused = client.post(f"/tablet/{dealing.pk}/shoe/", {**shuffle, "reason": "  "})
+
+    # then: refused with a sentence asking why, nothing written
+    assert refused.status_code == 400 and "say why you are replacing it" in page(refused)
+    assert written() == before
+
+    # when: with a reason, the old shoe retires and keeps it
+    client.post(f"/tablet/{dealing.pk}/shoe/", {**shuffle, "key": key(), "reason": "Cards were flashed"})
+    old.refresh_from_db()
+    assert (old.state, old.retire_reason) == (Shoe.State.RETIRED, "Cards were flashed")
+
+
+def test_a_spent_shoe_is_replaced_without_a_reason(client, blackstone, dana, pete):
+    # given: a Blackstone game was dealt from the shoe (a fresh deck every game)
+    shift_start(user=dana, table=blackstone, by=pete)
+    client.force_login(dana)
+    seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
+    hand = card(card(hand_start(table=blackstone, by=dana, key=key()), 3, dana), 5, dana)
+    hand = card(card(decide(hand, ("take", 2), dana), 10, dana), 10, dana)  # seat 1's second 10
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    assert 'name="reason"' not in page(client.get(f"/tablet/{blackstone.pk}/"))
+
+    # when: a new shoe is shuffled with no reason
+    shuffle = {"key": key(), "decks": 1, "kind": "physical", "burn": 5}
+    response = client.post(f"/tablet/{blackstone.pk}/shoe/", shuffle)
+
+    # then: accepted (the page reloads the table), and the old shoe retired with no reason asked
+    assert response.status_code == 302
+    assert blackstone.shoes.get(state=Shoe.State.RETIRED).retire_reason == ""

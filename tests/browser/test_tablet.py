@@ -303,6 +303,7 @@ def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(fl
     open_table(page, "Rocket 1")
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
         seat_player(page, number, name, 200)
+    for number in (1, 2, 3):
         page.get_by_role("button", name=f"Seat {number} bet up").click()
     hand = start_hand(page)
 
@@ -350,7 +351,7 @@ def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(flo
 
     assert [seat for _, _, seat in named] == [1, 2, 3, 1, 2]
     assert recorded_cards(hand) == named
-    expect(page.locator(".settlement")).to_contain_text("Seat 2")
+    expect(page.locator(".settlement")).to_contain_text("seat 2 scores 6")
 
 
 def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):

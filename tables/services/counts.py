@@ -73,7 +73,7 @@ def table_count(
 
 
 def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     total = chip_total(denominations)
     last = table.counts.order_by("-at", "-pk").first()
     _check_order(table, kind, last)

@@ -58,7 +58,7 @@ def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
 
 
 def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     seats = SEATS_PER_GAME[table.game]
     if not isinstance(number, int) or not 1 <= number <= seats:
         raise SeatError(f"{table.get_game_display()} has seats 1 to {seats}; there is no seat {number}.")
@@ -106,7 +106,7 @@ def _close(session_id: int, by) -> dict:
 
 def _lock_open_session(session_id: int) -> SeatSession:
     session = (
-        SeatSession.objects.select_for_update(of=("self",))
+        SeatSession.objects.select_for_update(of=("self",), no_key=True)
         .select_related("seat__table__pit__casino")
         .get(pk=session_id)
     )

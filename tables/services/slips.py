@@ -55,7 +55,7 @@ def slip_issue(
     """Number and write a slip (inside the caller's transaction)."""
     year = timezone.localdate().year
     SlipCounter.objects.get_or_create(year=year)
-    counter = SlipCounter.objects.select_for_update().get(year=year)
+    counter = SlipCounter.objects.select_for_update(no_key=True).get(year=year)
     counter.last += 1
     counter.save(update_fields=["last"])
     return Slip.objects.create(
@@ -91,7 +91,7 @@ def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     """Spoil a slip: its number stays used, marked voided with the reason."""
     if not reason.strip():
         raise DomainError("Say why the slip is voided.")
-    slip = Slip.objects.select_for_update().get(pk=slip.pk)
+    slip = Slip.objects.select_for_update(no_key=True).get(pk=slip.pk)
     if slip.transaction_id:
         raise DomainError("This slip moved chips; correct the ledger with a reversal instead of voiding it.")
     slip.status, slip.void_reason = Slip.Status.VOIDED, reason.strip()

@@ -33,6 +33,7 @@ from tables.models import (
     Table,
 )
 
+from .counts import table_check_open
 from .engine import (
     hand_records,
     hand_records_again,
@@ -133,7 +134,8 @@ def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand
 def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
     state; a pending void freezes the hand until the pit decides."""
-    hand = Hand.objects.select_for_update(of=("self",), no_key=True).select_related("table__pit", "shoe").get(pk=hand_id)
+    locked = Hand.objects.select_for_update(of=("self",), no_key=True)
+    hand = locked.select_related("table__pit", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -163,6 +165,7 @@ def _engine(hand: Hand):
 
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
+    table_check_open(table)
     if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)

@@ -164,7 +164,8 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
 
 def _retire_idle(shoe_id: int) -> dict:
     table_id = Shoe.objects.values_list("table_id", flat=True).get(pk=shoe_id)
-    Table.objects.select_for_update(no_key=True).get(pk=table_id)  # hand_start takes it too: no hand starts meanwhile
+    # hand_start takes the table row too: no hand starts meanwhile
+    Table.objects.select_for_update(no_key=True).get(pk=table_id)
     if Hand.objects.filter(shoe_id=shoe_id, status__in=Hand.OPEN).exists():
         raise ShoeError("A hand is in progress: settle or void it before retiring the shoe.")
     return _retire(shoe_id)

@@ -86,12 +86,16 @@ def open_with_count(table: Table) -> TableCount:
     return count
 
 
-def open_table(pit, pete, game, name, low, high, options=None, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5):
-    """A table opened with a signed count, its tray filled from the cage, a shoe in play."""
+def open_table(
+    pit, pete, game, name, low, high, options=None, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5, opened=True
+):
+    """A table opened with a signed count (unless not `opened`), its tray filled from the cage, a
+    shoe in play."""
     table = Table.objects.create(
         pit=pit, name=name, game=game, min_bet=low, max_bet=high, options=options or {}
     )
-    open_with_count(table)
+    if opened:
+        open_with_count(table)
     tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())
     shoe_start(table=table, decks=decks, kind=kind, burn=burn, by=pete, key=key())
     return table

@@ -11,55 +11,80 @@ from django.db import transaction
 from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import Casino, Game, Pit, Shift, Table
-from tables.services import shift_start, shoe_start, tray_fill
+from tables.models import Casino, Game, Pit, Shift, Table, TableCount
+from tables.services import SignatureGiven, shift_start, shoe_start, table_count, tray_fill
 
 ROCKET_DEMO_DECKS = 8  # the issue's demo: an 8-deck Rocket shoe
 DEMO_TRAY = 20_000  # units of chips in each demo table's tray
+DEMO_TRAY_CHIPS = {"1000": 10, "500": 10, "100": 40, "25": 20, "5": 80, "1": 100}  # DEMO_TRAY by chip
 
 DEMO_USERS = (
     # username, role, password
     ("dana", DEALER, "dana-deals-2026"),
+    ("dev", DEALER, "dev-deals-2026"),
+    ("dora", DEALER, "dora-deals-2026"),
+    ("dirk", DEALER, "dirk-deals-2026"),
     ("pete", PIT_MANAGER, "pete-watches-2026"),
+    ("pam", PIT_MANAGER, "pam-watches-2026"),
     ("ada", AUDITOR, "ada-audits-2026"),
     ("admin", ADMIN, "admin-runs-2026"),
 )
+PASSWORDS = {username: password for username, _, password in DEMO_USERS}
 
 DEMO_TABLES = (
-    # name, game, min, max
-    ("Rocket 1", Game.ROCKET, 10, 500),
-    ("Blackstone 1", Game.BLACKSTONE, 5, 500),
-    ("Starboard 1", Game.STARBOARD, 1, 100),
-    ("Pairs 1", Game.PAIRS, 1, 100),
+    # name, game, min, max, its dealer on shift
+    ("Rocket 1", Game.ROCKET, 10, 500, "dana"),
+    ("Blackstone 1", Game.BLACKSTONE, 5, 500, "dev"),
+    ("Starboard 1", Game.STARBOARD, 1, 100, "dora"),
+    ("Pairs 1", Game.PAIRS, 1, 100, "dirk"),
 )
+PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
 
 @transaction.atomic
 def seed_demo() -> list[tuple[str, str, str]]:
-    """Create the demo casino, pit, tables, Rocket shoe and one user per role,
-    fund the trays from the cage, and put dana on shift at Rocket 1 and pete in the pit.
+    """Create the demo casino, pit, tables and users, put both pit managers in the pit and a
+    dealer on shift at every table, fund each tray from the cage and open it with a signed count
+    (the dealer counts, pete witnesses), and shuffle Rocket's 8-deck shoe: every flow in the docs
+    can then be tried without the admin.
 
     Returns the (username, role, password) logins.
     """
     users = {username: _ensure_user(username, role, password) for username, role, password in DEMO_USERS}
     casino, _ = Casino.objects.get_or_create(name="Demo Casino")
     pit, _ = Pit.objects.get_or_create(casino=casino, name="Pit 1")
-    for name, game, low, high in DEMO_TABLES:
+    for username in PIT_MANAGERS:
+        _on_shift(users[username], users["pete"], pit=pit)
+    for name, game, low, high, dealer in DEMO_TABLES:
         table, _ = Table.objects.get_or_create(
             pit=pit, name=name, defaults={"game": game, "min_bet": low, "max_bet": high}
         )
-        _open_table(table, users["pete"])
-    if not Shift.objects.filter(ended_at=None, user=users["dana"]).exists():
-        shift_start(user=users["dana"], table=Table.objects.get(pit=pit, name="Rocket 1"), by=users["pete"])
-    if not Shift.objects.filter(ended_at=None, user=users["pete"]).exists():
-        shift_start(user=users["pete"], pit=pit, by=users["pete"])
+        _on_shift(users[dealer], users["pete"], table=table)
+        _open_table(table, users["pete"], dealer)
     return list(DEMO_USERS)
 
 
-def _open_table(table: Table, by) -> None:
-    """A tray of chips from the cage, and Rocket's 8-deck shoe (idempotent by key)."""
+def _on_shift(user, by, **where) -> None:
+    if not Shift.objects.filter(ended_at=None, user=user).exists():
+        shift_start(user=user, by=by, **where)
+
+
+def _open_table(table: Table, by, dealer: str) -> None:
+    """A tray of chips from the cage, a signed opening count of it, and Rocket's 8-deck shoe
+    (each idempotent: by key, or skipped once done)."""
     if account_get(kind=Account.Kind.TRAY, table=table).balance == 0:
         tray_fill(table=table, amount=DEMO_TRAY, by=by, key=f"demo-opening-fill-{table.pk}")
+    if not table.counts.exists():
+        table_count(
+            table=table,
+            kind=TableCount.Kind.OPENER,
+            denominations=DEMO_TRAY_CHIPS,
+            by=by,
+            counter=SignatureGiven(dealer, PASSWORDS[dealer]),
+            witness=SignatureGiven(by.username, PASSWORDS[by.username]),
+            device="demo",
+            key=f"demo-opening-count-{table.pk}",
+        )
     if table.game == Game.ROCKET:
         shoe_start(table=table, decks=ROCKET_DEMO_DECKS, by=by, key=f"demo-rocket-shoe-{table.pk}")
 

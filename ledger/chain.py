@@ -47,10 +47,10 @@ def chain_lock(*, table=None, casino=None) -> Chain:
     savepoint when the unique name refuses the second insert). One round trip once it exists.
     """
     name = chain_name(table=table, casino=casino)
-    chain = Chain.objects.select_for_update().filter(name=name).first()
+    chain = Chain.objects.select_for_update(no_key=True).filter(name=name).first()
     if chain is None:
         Chain.objects.get_or_create(name=name)
-        chain = Chain.objects.select_for_update().get(name=name)
+        chain = Chain.objects.select_for_update(no_key=True).get(name=name)
     return chain
 
 

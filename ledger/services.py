@@ -171,7 +171,7 @@ def ledger_reverse(
     if approved_by.pk == by.pk:
         raise LedgerError("A correction must be approved by someone other than the person asking for it.")
     with db_transaction.atomic():
-        Chain.objects.select_for_update().filter(pk=transaction.chain_id).get()
+        Chain.objects.select_for_update(no_key=True).filter(pk=transaction.chain_id).get()
         if Transaction.objects.filter(reverses=transaction).exists():
             raise LedgerError(f"Transaction {transaction.pk} has already been reversed.")
         postings = transaction.postings.select_related("account").order_by("id")
@@ -219,7 +219,7 @@ def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
     deltas: dict[int, int] = defaultdict(int)
     for line in lines:
         deltas[line.account.pk] += line.amount
-    accounts = list(Account.objects.select_for_update().filter(pk__in=deltas).order_by("pk"))
+    accounts = list(Account.objects.select_for_update(no_key=True).filter(pk__in=deltas).order_by("pk"))
     by_id = {account.pk: account for account in accounts}
     for account_id in dict.fromkeys(line.account.pk for line in lines):  # first refusal in line order
         account, delta = by_id[account_id], deltas[account_id]

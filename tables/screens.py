@@ -20,6 +20,7 @@ from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
+from tables.services.counts import table_is_open
 from tables.services.engine import hand_records, plain, replay
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
@@ -88,6 +89,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "takes_bets": table.game == Game.ROCKET,
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
         "shoe_note": _shoe_note(shoe),
+        "is_open": table_is_open(table),
     }
 
 

@@ -3,7 +3,9 @@
 Chips: for every table session (an opening count to the closing count after it) in the period,
 opening count + fills - credits + collected - paid - chips sold at buy-ins (and any correction)
 is the tray the ledger expects; it is compared with the closing count, the opening count with the
-ledger and with the previous closer. Each term is one grouped query on the tray's postings.
+ledger and with the previous closer. Each term is one grouped query on the tray's postings. A
+hand started, or a buy-in, fill or credit posted, while the table was closed (before its first
+opening count or after a closing count: RULINGS, "Tables, seats and games") is a finding.
 
 Cards: for every shoe dealt from in the period, the cards dealt (its card events, a corrected card
 counted as its corrected rank) plus the cards left (the shoe's own count) make its composition,
@@ -139,7 +141,7 @@ def chips_section(table: Table, start: datetime, end: datetime) -> tuple[list[di
     counts = list(
         TableCount.objects.filter(table=table).select_related("previous_closer").order_by("at", "pk")
     )
-    sessions, findings = [], []
+    sessions, findings = [], _while_closed(table, counts, start, end)
     for index, count in enumerate(counts):
         if count.kind != TableCount.Kind.OPENER:
             continue
@@ -150,6 +152,43 @@ def chips_section(table: Table, start: datetime, end: datetime) -> tuple[list[di
         sessions.append(session)
         findings += problems
     return sessions, findings
+
+
+WHILE_OPEN = (Transaction.Kind.BUY_IN, Transaction.Kind.FILL, Transaction.Kind.CREDIT)
+
+
+def _while_closed(table: Table, counts: list[TableCount], start: datetime, end: datetime) -> list[dict]:
+    """Hands started and chips sold, filled or credited in the period while the table was closed."""
+    changes = [(count.at, count.kind == TableCount.Kind.OPENER) for count in counts]
+
+    def closed_at(moment: datetime) -> bool:
+        index = bisect_right(changes, (moment, True)) - 1
+        return index < 0 or not changes[index][1]
+
+    hands = Hand.objects.filter(table=table, started_at__gte=start, started_at__lt=end).order_by("number")
+    moves = Transaction.objects.filter(
+        table=table, kind__in=WHILE_OPEN, created_at__gte=start, created_at__lt=end
+    ).order_by("created_at", "pk")
+    findings = [
+        finding(
+            "chips",
+            f"{table.name}, hand {hand.number}",
+            "started while the table was closed",
+            hand_url(hand.pk),
+        )
+        for hand in hands.only("pk", "number", "started_at")
+        if closed_at(hand.started_at)
+    ]
+    return findings + [
+        finding(
+            "chips",
+            f"{table.name}, {move.get_kind_display().lower()} at {move.created_at:%Y-%m-%d %H:%M}",
+            "posted while the table was closed",
+            admin_url("ledger.transaction", move.pk) or table_url(table.pk),
+        )
+        for move in moves
+        if closed_at(move.created_at)
+    ]
 
 
 def _session(table: Table, opener: TableCount, closer: TableCount | None) -> tuple[dict, list[dict]]:

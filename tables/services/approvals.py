@@ -139,12 +139,12 @@ def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
 def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device: str) -> dict:
     # of=self: the hand is an outer join, which PostgreSQL will not lock (it is locked next).
     request = (
-        ApprovalRequest.objects.select_for_update(of=("self",))
+        ApprovalRequest.objects.select_for_update(of=("self",), no_key=True)
         .select_related("table", "hand")
         .get(pk=request_id)
     )
     _check_decider(request, by, approve, reason)
-    hand = Hand.objects.select_for_update().get(pk=request.hand_id) if request.hand_id else None
+    hand = Hand.objects.select_for_update(no_key=True).get(pk=request.hand_id) if request.hand_id else None
     if approve and hand is not None:
         _check_nothing_else_pending(request, hand)
     if approve:

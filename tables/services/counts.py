@@ -16,7 +16,7 @@ from casino.models import AuditEvent
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import account_get
-from tables.models import Hand, Slip, Table, TableCount
+from tables.models import Hand, SeatSession, Slip, Table, TableCount
 
 from .idempotency import run_once
 from .slips import (
@@ -42,8 +42,18 @@ def chip_total(denominations: dict) -> int:
 
 
 def table_is_open(table: Table) -> bool:
+    """Open from a signed opening count until the next signed closing count (RULINGS)."""
     last = table.counts.order_by("-at", "-pk").first()
     return last is not None and last.kind == TableCount.Kind.OPENER
+
+
+def table_check_open(table: Table) -> None:
+    """A closed table seats nobody, sells no chips and deals no hand."""
+    if not table_is_open(table):
+        raise DomainError(
+            f"{table} is closed: a pit manager opens it with a signed opening count before it seats "
+            "players, sells chips or deals."
+        )
 
 
 def table_count(
@@ -75,7 +85,7 @@ def table_count(
 
 
 def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     total = chip_total(denominations)
     last = table.counts.order_by("-at", "-pk").first()
     _check_order(table, kind, last)
@@ -108,3 +118,6 @@ def _check_order(table: Table, kind: str, last: TableCount | None) -> None:
             raise DomainError(f"{table} is not open.")
         if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
             raise DomainError(f"{table} has a hand in play: settle or void it before closing.")
+        seated = SeatSession.objects.filter(seat__table=table, ended_at=None).count()
+        if seated:
+            raise DomainError(f"{table} still has {seated} player(s) seated: cash them out before closing.")

@@ -34,6 +34,7 @@ from tables.models import (
     Table,
 )
 
+from .counts import table_check_open
 from .engine import (
     hand_records,
     hand_records_again,
@@ -137,7 +138,8 @@ def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand
 def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
     state; a pending void freezes the hand until the pit decides."""
-    hand = Hand.objects.select_for_update(of=("self",)).select_related("table__pit", "shoe").get(pk=hand_id)
+    locked = Hand.objects.select_for_update(of=("self",), no_key=True)
+    hand = locked.select_related("table__pit", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -166,7 +168,8 @@ def _engine(hand: Hand):
 
 
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
+    table_check_open(table)
     if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)
@@ -334,7 +337,7 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     due = game.next
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
-    shoe = hand.shoe = Shoe.objects.select_for_update().get(pk=hand.shoe_id)
+    shoe = hand.shoe = Shoe.objects.select_for_update(no_key=True).get(pk=hand.shoe_id)
     if not shoe_cards_left(shoe, shoe_deck(shoe)):
         shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
         game = _engine(hand_records_again(hand))  # its shoe now holds the recycled deck, less the burn

@@ -16,6 +16,7 @@ from ledger.models import Account, Transaction
 from ledger.services import Line, account_get, ledger_post, ledger_reverse
 from tables.models import Hand, Seat, SeatSession, Table
 
+from .counts import table_check_open
 from .idempotency import run_once
 
 SEATS_PER_GAME = {"rocket": 6, "blackstone": 8, "starboard": 7, "pairs": 8}
@@ -58,7 +59,8 @@ def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
 
 
 def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
+    table_check_open(table)
     seats = SEATS_PER_GAME[table.game]
     if not isinstance(number, int) or not 1 <= number <= seats:
         raise SeatError(f"{table.get_game_display()} has seats 1 to {seats}; there is no seat {number}.")
@@ -78,6 +80,8 @@ def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict
 
 def _buy_in(session_id: int, amount: int, by) -> dict:
     session = _lock_open_session(session_id)
+    # No table lock: a closing count needs every seat closed, and this seat is open.
+    table_check_open(session.seat.table)
     _post_buy_in(session, _check_amount(amount), by)
     return {"session": session.pk}
 
@@ -106,7 +110,7 @@ def _close(session_id: int, by) -> dict:
 
 def _lock_open_session(session_id: int) -> SeatSession:
     session = (
-        SeatSession.objects.select_for_update(of=("self",))
+        SeatSession.objects.select_for_update(of=("self",), no_key=True)
         .select_related("seat__table__pit__casino")
         .get(pk=session_id)
     )

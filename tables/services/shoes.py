@@ -77,7 +77,7 @@ def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
 
 
 def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str) -> dict:
-    table = Table.objects.select_for_update().get(pk=table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     _check_shoe(table, decks, kind, burn)
     current = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
     if current:
@@ -178,14 +178,15 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
 
 def _retire_idle(shoe_id: int) -> dict:
     table_id = Shoe.objects.values_list("table_id", flat=True).get(pk=shoe_id)
-    Table.objects.select_for_update().get(pk=table_id)  # hand_start takes it too: no hand starts meanwhile
+    # hand_start takes the table row too: no hand starts meanwhile
+    Table.objects.select_for_update(no_key=True).get(pk=table_id)
     if Hand.objects.filter(shoe_id=shoe_id, status__in=Hand.OPEN).exists():
         raise ShoeError("A hand is in progress: settle or void it before retiring the shoe.")
     return _retire(shoe_id)
 
 
 def _retire(shoe_id: int, reason: str = "") -> dict:
-    shoe = Shoe.objects.select_for_update().get(pk=shoe_id)
+    shoe = Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id)
     if shoe.state != Shoe.State.RETIRED:
         shoe.state = Shoe.State.RETIRED
         shoe.retired_at = timezone.now()

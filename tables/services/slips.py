@@ -62,7 +62,7 @@ def slip_issue(
     chain_lock(table=table)
     year = timezone.localdate().year
     SlipCounter.objects.get_or_create(year=year)
-    counter = SlipCounter.objects.select_for_update().get(year=year)
+    counter = SlipCounter.objects.select_for_update(no_key=True).get(year=year)
     counter.last += 1
     counter.save(update_fields=["last"])
     slip = Slip.objects.create(
@@ -111,7 +111,7 @@ def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     if not reason.strip():
         raise DomainError("Say why the slip is voided.")
     chain_lock(table=slip.table)
-    slip = Slip.objects.select_for_update().get(pk=slip.pk)
+    slip = Slip.objects.select_for_update(no_key=True).get(pk=slip.pk)
     if slip.transaction_id:
         raise DomainError("This slip moved chips; correct the ledger with a reversal instead of voiding it.")
     slip.status, slip.void_reason = Slip.Status.VOIDED, reason.strip()
@@ -123,7 +123,7 @@ def slip_void(*, slip: Slip, by, reason: str) -> Slip:
 def slip_tie_transaction(*, request, transaction_id) -> Slip:
     """Tie the slip of an approved fill or credit to the transaction that moved its chips, and seal it
     (inside the approval's transaction, after the post: the chain is locked already)."""
-    slip = Slip.objects.select_for_update().get(request=request)
+    slip = Slip.objects.select_for_update(no_key=True).get(request=request)
     slip.transaction_id = transaction_id
     slip.save(update_fields=["transaction"])
     seal(slip, table=slip.table, event="posted")

@@ -4,11 +4,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from casino.demo import DEMO_TRAY, DEMO_USERS
+from casino.demo import DEMO_TABLES, DEMO_TRAY, DEMO_USERS
 from casino.models import User
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import Casino, Pit, Shift, Shoe, Table
+from tables.models import Casino, Pit, Shift, Shoe, Table, TableCount
+from tables.services import table_is_open
 
 pytestmark = pytest.mark.django_db
 
@@ -31,8 +32,12 @@ def test_seeding_twice_gives_one_demo_floor():
     assert [s.decks for s in rocket_shoes] == [8]
     for table in Table.objects.all():
         assert account_get(kind=Account.Kind.TRAY, table=table).balance == DEMO_TRAY
-    assert Shift.objects.get(user__username="dana", ended_at=None).table.name == "Rocket 1"
-    assert Shift.objects.get(user__username="pete", ended_at=None).pit.name == "Pit 1"
+    dealers = Shift.objects.filter(ended_at=None, table__isnull=False).values_list(
+        "table__name", "user__username"
+    )
+    assert sorted(dealers) == sorted((name, dealer) for name, _, _, _, dealer in DEMO_TABLES)
+    managers = Shift.objects.filter(ended_at=None, pit__name="Pit 1").values_list("user__username", flat=True)
+    assert sorted(managers) == ["pam", "pete"]
     assert User.objects.count() == len(DEMO_USERS)
     for username, _, password in DEMO_USERS:
         assert f"{username:<6} password: {password}" in output
@@ -50,3 +55,37 @@ def test_seeding_refuses_published_passwords_with_debug_off(settings):
     with pytest.raises(CommandError, match="DEBUG is off"):
         call_command("seed_demo", stdout=StringIO())
     assert not User.objects.exists()
+
+
+def test_every_demo_table_is_open_with_a_signed_count_that_matches_its_tray():
+    seed()
+    seed()  # a second run opens nothing twice
+
+    for table in Table.objects.all():
+        (count,) = TableCount.objects.filter(table=table)
+        assert count.kind == TableCount.Kind.OPENER and table_is_open(table)
+        assert count.counted == count.expected == DEMO_TRAY
+        signers = sorted(count.slip.signatures.values_list("user__username", "role"))
+        dealer = next(dealer for name, _, _, _, dealer in DEMO_TABLES if name == table.name)
+        assert signers == sorted([(dealer, "dealer"), ("pete", "pit manager")])
+
+
+@pytest.mark.parametrize(
+    "username, links",
+    [
+        ("dana", []),
+        ("pete", ["Pit", "Approvals", "Ratings", "Slips", "Reports"]),
+        ("ada", ["Pit", "Approvals", "Ratings", "Slips", "Reports", "Admin"]),
+        ("admin", ["Pit", "Approvals", "Ratings", "Slips", "Reports", "Admin"]),
+    ],
+)
+def test_the_home_page_links_each_role_to_its_pages(client, username, links):
+    seed()
+    client.force_login(User.objects.get(username=username))
+
+    page = client.get("/")
+
+    assert [link["name"] for link in page.context["pages"]] == links
+    for link in page.context["pages"]:
+        assert client.get(link["url"], follow=True).status_code == 200, link
+    assert b"Rocket 1" in page.content

@@ -9,8 +9,18 @@ from django.contrib.auth.models import Group
 from casino.models import User
 from casino.roles import AUDITOR, DEALER, PIT_MANAGER, grant_role_permissions
 from tables.games import CardDue
-from tables.models import Casino, Game, Pit, Shoe, Table
-from tables.services import hand_decide, hand_record_card, seat_open, shoe_start, tray_fill
+from tables.models import Casino, Game, Pit, Shoe, Table, TableCount
+from tables.services import (
+    SignatureGiven,
+    hand_decide,
+    hand_record_card,
+    seat_open,
+    shift_end,
+    shift_start,
+    shoe_start,
+    table_count,
+    tray_fill,
+)
 
 TRAY_OPENING = 10_000
 _keys = itertools.count(1)
@@ -54,10 +64,38 @@ def pit(db):
     return Pit.objects.create(casino=Casino.objects.create(name="Test Casino"), name="Pit 1")
 
 
-def open_table(pit, pete, game, name, low, high, options=None, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5):
+COUNT_TEAM = ("cora", "carl")  # pit managers who open the test tables, and are then off shift
+
+
+def open_with_count(table: Table) -> TableCount:
+    """Open `table` as the pit does, with a signed count of its empty tray: the count team goes on
+    shift in its pit for the count and off again, so no test's own people are put on shift."""
+    team = [User.objects.filter(username=name).first() or person(name, PIT_MANAGER) for name in COUNT_TEAM]
+    shifts = [shift_start(user=member, pit=table.pit, by=member) for member in team]
+    count = table_count(
+        table=table,
+        kind=TableCount.Kind.OPENER,
+        denominations={},
+        by=team[0],
+        counter=SignatureGiven(team[0].username, f"{team[0].username}-password"),
+        witness=SignatureGiven(team[1].username, f"{team[1].username}-password"),
+        key=key(),
+    )
+    for shift in shifts:
+        shift_end(shift=shift, by=shift.user)
+    return count
+
+
+def open_table(
+    pit, pete, game, name, low, high, options=None, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5, opened=True
+):
+    """A table opened with a signed count (unless not `opened`), its tray filled from the cage, a
+    shoe in play."""
     table = Table.objects.create(
         pit=pit, name=name, game=game, min_bet=low, max_bet=high, options=options or {}
     )
+    if opened:
+        open_with_count(table)
     tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())
     shoe_start(table=table, decks=decks, kind=kind, burn=burn, by=pete, key=key())
     return table

@@ -7,7 +7,7 @@ from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Account, Transaction
 from ledger.services import account_get
-from tables.models import ApprovalRequest, Signature, Slip, TableCount
+from tables.models import ApprovalRequest, Game, Signature, Slip, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -21,7 +21,7 @@ from tables.services import (
 )
 from tables.services.slips import slip_issue
 
-from .conftest import TRAY_OPENING, key
+from .conftest import TRAY_OPENING, key, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -33,6 +33,15 @@ def on_shift(rocket, dana, pete):
     pete.set_pin("2468")
     pete.save()
     return rocket
+
+
+@pytest.fixture
+def to_open(pit, dana, pete):
+    """A Rocket table with its tray filled that nobody has opened yet; dana and pete on shift."""
+    table = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8, opened=False)
+    shift_start(user=dana, table=table, by=pete)
+    shift_start(user=pete, pit=pit, by=pete)
+    return table
 
 
 def tray(table):
@@ -126,41 +135,41 @@ def count(table, kind, denominations, by, witness):
     )
 
 
-def test_a_table_closes_with_a_chip_difference_recorded_and_the_next_opener_checks_it(on_shift, dana, pete):
+def test_a_table_closes_with_a_chip_difference_recorded_and_the_next_opener_checks_it(to_open, dana, pete):
     # the tray holds TRAY_OPENING = 10,000 units: 100 x 100
-    opener = count(on_shift, "opener", {"100": 100}, dana, pete)
-    assert table_is_open(on_shift) and opener.difference == 0
+    opener = count(to_open, "opener", {"100": 100}, dana, pete)
+    assert table_is_open(to_open) and opener.difference == 0
 
-    closer = count(on_shift, "closer", {"100": 99, "25": 3}, dana, pete)  # 25 units short
+    closer = count(to_open, "closer", {"100": 99, "25": 3}, dana, pete)  # 25 units short
 
-    assert not table_is_open(on_shift)
+    assert not table_is_open(to_open)
     assert (closer.counted, closer.expected, closer.difference) == (9975, 10_000, -25)
-    reopened = count(on_shift, "opener", {"100": 99, "25": 3}, dana, pete)
+    reopened = count(to_open, "opener", {"100": 99, "25": 3}, dana, pete)
     assert reopened.previous_closer == closer and reopened.against_previous_closer == 0
     assert reopened.slip.signatures.count() == 2
     actions = AuditEvent.objects.filter(action__in=["table_open", "table_close"]).order_by("at", "pk")
     assert list(actions.values_list("action", flat=True)) == ["table_open", "table_close", "table_open"]
 
 
-def test_a_count_needs_two_different_people(on_shift, dana):
+def test_a_count_needs_two_different_people(to_open, dana):
     with pytest.raises(NotAllowed, match="second person"):
-        count(on_shift, "opener", {"100": 100}, dana, dana)
+        count(to_open, "opener", {"100": 100}, dana, dana)
     assert not TableCount.objects.exists()
 
 
-def test_a_table_cannot_close_unopened_or_open_twice(on_shift, dana, pete):
+def test_a_table_cannot_close_unopened_or_open_twice(to_open, dana, pete):
     with pytest.raises(DomainError, match="not open"):
-        count(on_shift, "closer", {"100": 100}, dana, pete)
-    count(on_shift, "opener", {"100": 100}, dana, pete)
+        count(to_open, "closer", {"100": 100}, dana, pete)
+    count(to_open, "opener", {"100": 100}, dana, pete)
     with pytest.raises(DomainError, match="already open"):
-        count(on_shift, "opener", {"100": 100}, dana, pete)
+        count(to_open, "opener", {"100": 100}, dana, pete)
 
 
-def test_slip_serials_run_per_year_and_the_report_shows_used_voided_and_missing(on_shift, dana, pete):
+def test_slip_serials_run_per_year_and_the_report_shows_used_voided_and_missing(to_open, dana, pete):
     for amount in (1, 2):
-        fill_request(table=on_shift, denominations={"5": amount}, by=dana, secret="dana-password", key=key())
-    lost = slip_issue(kind=Slip.Kind.VOID, table=on_shift, by=pete)
-    fill_request(table=on_shift, denominations={"5": 4}, by=dana, secret="dana-password", key=key())
+        fill_request(table=to_open, denominations={"5": amount}, by=dana, secret="dana-password", key=key())
+    lost = slip_issue(kind=Slip.Kind.VOID, table=to_open, by=pete)
+    fill_request(table=to_open, denominations={"5": 4}, by=dana, secret="dana-password", key=key())
     slips = list(Slip.objects.order_by("serial"))
     assert [s.serial for s in slips] == [1, 2, 3, 4]
     slip_void(slip=slips[1], by=pete, reason="Written on the wrong table.")

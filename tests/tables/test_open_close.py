@@ -1,0 +1,121 @@
+"""Open and closed tables (RULINGS, "Tables, seats and games"): a table seats players, sells chips
+and deals only between a signed opening count and the next signed closing count."""
+
+import pytest
+
+from casino.errors import DomainError
+from ledger.models import Transaction
+from reports.services.reconciliation import chips_section
+from tables.models import Game, Hand, SeatSession, Table, TableCount
+from tables.services import (
+    SignatureGiven,
+    hand_start,
+    seat_buy_in,
+    seat_close,
+    shift_end,
+    shift_start,
+    shoe_start,
+    table_count,
+    table_is_open,
+    tray_fill,
+)
+
+from .conftest import COUNT_TEAM, TRAY_OPENING, key, open_with_count, seat
+
+pytestmark = pytest.mark.django_db
+
+
+def close_with_count(table: Table, counted: int) -> TableCount:
+    """The count team closes `table` counting `counted` units, in 1-unit chips."""
+    shifts = [shift_start(user=member, pit=table.pit, by=member) for member in count_team()]
+    try:
+        return table_count(
+            table=table,
+            kind=TableCount.Kind.CLOSER,
+            denominations={"1": counted},
+            by=shifts[0].user,
+            counter=SignatureGiven(COUNT_TEAM[0], f"{COUNT_TEAM[0]}-password"),
+            witness=SignatureGiven(COUNT_TEAM[1], f"{COUNT_TEAM[1]}-password"),
+            key=key(),
+        )
+    finally:
+        for shift in shifts:
+            shift_end(shift=shift, by=shift.user)
+
+
+def count_team():
+    from casino.models import User
+
+    return [User.objects.get(username=name) for name in COUNT_TEAM]
+
+
+def written() -> tuple[int, int, int]:
+    return SeatSession.objects.count(), Hand.objects.count(), Transaction.objects.count()
+
+
+@pytest.fixture
+def never_opened(pit, pete):
+    """A table with chips in its tray and a shoe, that no one has opened with a count."""
+    table = Table.objects.create(pit=pit, name="Rocket 9", game=Game.ROCKET, min_bet=10, max_bet=500)
+    tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())
+    shoe_start(table=table, decks=8, by=pete, key=key())
+    return table
+
+
+def test_a_table_never_opened_seats_nobody_and_deals_nothing(never_opened, dana):
+    before = written()
+
+    with pytest.raises(
+        DomainError, match="Rocket 9 is closed: a pit manager opens it with a signed opening count"
+    ):
+        seat(never_opened, 1, 100, dana)
+    with pytest.raises(DomainError, match="is closed"):
+        hand_start(table=never_opened, bets={1: 10}, by=dana, key=key())
+    assert written() == before
+
+
+def test_a_table_closed_with_a_signed_count_seats_nobody_and_deals_nothing(rocket, dana):
+    session = seat(rocket, 1, 100, dana)
+    seat_close(session=session, by=dana, key=key())
+    close_with_count(rocket, TRAY_OPENING)
+    assert not table_is_open(rocket)
+    before = written()
+
+    with pytest.raises(DomainError, match="Rocket 1 is closed"):
+        seat(rocket, 2, 100, dana)
+    with pytest.raises(DomainError, match="Rocket 1 is closed"):
+        hand_start(table=rocket, bets={2: 10}, by=dana, key=key())
+    assert written() == before
+
+    open_with_count(rocket)  # opened again, it seats and deals
+    seat(rocket, 2, 100, dana)
+    assert hand_start(table=rocket, bets={2: 10}, by=dana, key=key()).status == Hand.Status.IN_PROGRESS
+
+
+def test_a_closing_count_needs_every_seat_closed_and_every_hand_over(rocket, dana):
+    session = seat(rocket, 1, 100, dana)
+    hand_start(table=rocket, bets={1: 10}, by=dana, key=key())
+    with pytest.raises(DomainError, match="has a hand in play"):
+        close_with_count(rocket, TRAY_OPENING)
+
+    Hand.objects.filter(table=rocket).update(status=Hand.Status.VOIDED)  # as if the pit voided it
+    with pytest.raises(DomainError, match="still has 1 player\\(s\\) seated: cash them out"):
+        close_with_count(rocket, TRAY_OPENING)
+    assert table_is_open(rocket)
+
+    seat_buy_in(session=session, amount=10, by=dana, key=key())
+    assert TableCount.objects.filter(table=rocket).count() == 1
+
+
+def test_reconciliation_flags_a_fill_and_a_hand_while_the_table_was_closed(rocket, dana, pete):
+    opened = TableCount.objects.get(table=rocket).at
+    close_with_count(rocket, TRAY_OPENING)
+    tray_fill(table=rocket, amount=500, by=pete, key=key())  # the service allows a fill; the audit flags it
+
+    _, findings = chips_section(
+        rocket, opened.replace(year=opened.year - 1), opened.replace(year=opened.year + 1)
+    )
+
+    assert [(item["where"].rsplit(" at ", 1)[0], item["problem"]) for item in findings] == [
+        ("Rocket 1, fill (cage to tray)", "posted while the table was closed")
+    ]

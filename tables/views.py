@@ -23,12 +23,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from casino.errors import Conflict, DomainError, NotAllowed
 from tables import forms
 from tables.models import Hand, SeatSession, Table
-from tables.screens import hand_screen, table_screen
+from tables.screens import hand_screen, table_screen, with_typed_bets
 from tables.selectors import tables_visible_to, user_can_deal
 from tables.services import (
     hand_decide,
     hand_record_card,
-    hand_settle,
+    hand_settle_and_continue,
     hand_start,
     hand_void_request,
     seat_buy_in,
@@ -145,10 +145,12 @@ def version(screen: dict) -> str:
     return hashlib.sha256(json.dumps(screen, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def render_table(request, table, *, screen=None, error="", status=200, fragment=False) -> HttpResponse:
+def render_table(
+    request, table, *, screen=None, error="", status=200, fragment=False, typed=None
+) -> HttpResponse:
     screen = screen or table_screen(table)
     context = {
-        "screen": screen,
+        "screen": with_typed_bets(screen, typed) if typed else screen,  # a refused start keeps its bets
         "version": version(screen),
         "fresh": FreshKeys(),
         "can_deal": user_can_deal(request.user, table),
@@ -185,7 +187,7 @@ def table_action(request: HttpRequest, table_id: int, form_class, call: Callable
     except NotAllowed as error:
         return refused(request, error)
     except DomainError as error:
-        return render_table(request, table, error=error.message, status=error.status)
+        return render_table(request, table, error=error.message, status=error.status, typed=request.POST)
     if isinstance(result, Hand):
         return go(request, reverse("tablet:hand", args=[result.pk]))
     if request.htmx:
@@ -288,13 +290,15 @@ def hand_action(request: HttpRequest, hand_id: int, form_class, call: Callable) 
     try:
         check_deal(request.user, hand.table)
         form = valid(form_class(request.POST))
-        call(hand, form, step(request, form))
+        result = call(hand, form, step(request, form))
     except NotAllowed as error:
         return refused(request, error)
     except Conflict:
         return render_hand(request, hand, error=STALE, stale=True, status=Conflict.status)
     except DomainError as error:
         return render_hand(request, hand, error=error.message, status=error.status)
+    if isinstance(result, Hand) and result.pk != hand.pk:  # the tap started the next round (Pairs)
+        return go(request, reverse("tablet:hand", args=[result.pk]))
     if request.htmx:
         return render_hand(request, hand)
     return redirect("tablet:hand", hand.pk)
@@ -333,7 +337,7 @@ def hand_decide_view(request: HttpRequest, hand_id: int) -> HttpResponse:
 @require_POST
 def hand_settle_view(request: HttpRequest, hand_id: int) -> HttpResponse:
     return hand_action(
-        request, hand_id, forms.StepForm, lambda hand, form, step: hand_settle(hand=hand, **step)
+        request, hand_id, forms.StepForm, lambda hand, form, step: hand_settle_and_continue(hand=hand, **step)
     )
 
 

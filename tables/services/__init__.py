@@ -2,7 +2,15 @@
 
 from .approvals import approval_decide, correction_request, hand_void_request
 from .counts import table_count, table_is_open
-from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
+from .hands import (
+    HandError,
+    RankRefused,
+    hand_decide,
+    hand_record_card,
+    hand_settle,
+    hand_settle_and_continue,
+    hand_start,
+)
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
 from .shifts import shift_end, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
@@ -31,6 +39,7 @@ __all__ = [
     "hand_decide",
     "hand_record_card",
     "hand_settle",
+    "hand_settle_and_continue",
     "hand_start",
     "seat_buy_in",
     "seat_close",

@@ -706,3 +706,15 @@ def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, bl
 
     assert 'value="system" checked' in html and 'value="physical" checked' not in html
     assert re.search(r'name="burn"[^>]*value="3"', html)
+
+
+def test_a_pairs_round_whose_next_cannot_start_still_settles(client, pairs_round):
+    table = pairs_round.table
+    table.options = {"ending": "no such ending"}  # changed mid-game: the engine refuses the next round
+    table.save()
+
+    response = client.post(hand_url(pairs_round, "settle"), step(pairs_round))
+
+    pairs_round.refresh_from_db()
+    assert response["Location"] == hand_url(pairs_round) and pairs_round.status == Hand.Status.SETTLED
+    assert Hand.objects.filter(table=table).count() == 1

@@ -123,9 +123,10 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     game's next round in the same transaction: the dealer's one tap between rounds.
 
     Returns the next round when it started one, else the settled hand (or the hand waiting for the
-    pit). The next round starts only with the same players in the same seats; when it cannot start
-    (no shoe, the cut card out) the settlement stands and the table says why. Under one key: a retry
-    answers the hand the first call returned and writes nothing.
+    pit). The next round starts only with the same players in the same seats; if `hand_start` would
+    refuse it, the settlement stands alone and the table says why when the dealer starts by hand.
+    Under one key: a retry answers the hand the first call returned and writes nothing. Locks the
+    hand, then the table (as `hand_start` does).
     """
     request = {"op": "settle_and_continue", "hand": hand.pk, "expected_seq": expected_seq}
     step = partial(_settle_and_continue, hand.pk, by, expected_seq)

@@ -13,6 +13,7 @@ of being created. The REST API's hand detail returns the same dict.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ledger.models import Account
@@ -21,7 +22,7 @@ from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.counts import table_is_open
-from tables.services.engine import hand_records, plain, replay
+from tables.services.engine import hand_records, plain, replay, seat_keyed
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
@@ -73,24 +74,46 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
 
 
 def table_screen(table: Table) -> dict[str, Any]:
-    """The table between hands: seats and stacks, the shoe in play, the open hand."""
+    """The table between hands: seats and stacks, the shoe in play, the open hand, and (Rocket)
+    each seat's bet of the last hand that may be taken again ("Same bets")."""
     sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat")
     by_seat = {session.seat.number: session for session in sessions}
     chips = _chips(table, {number: session.pk for number, session in by_seat.items()})
     shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
     hand = table.hands.filter(status__in=Hand.OPEN).first()
     last = table.hands.exclude(status__in=Hand.OPEN).order_by("-number").first()
+    bets = _bets_again(table, last, by_seat, chips) if last and table.game == Game.ROCKET else {}
     return {
         "table": _table(table),
-        "seats": [_table_seat(number, by_seat.get(number), chips) for number in _seat_numbers(table)],
+        "seats": [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)],
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
+        "same_bets": [{"seat": seat, "bet": bet} for seat, bet in sorted(bets.items())],
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
         "shoe_note": _shoe_note(shoe),
         "is_open": table_is_open(table),
     }
+
+
+def with_typed_bets(screen: dict[str, Any], typed: Mapping[str, str]) -> dict[str, Any]:
+    """The table screen with the bets a refused start was sent with (`bet_<seat>` fields), so a
+    dealer corrects the refused seat without typing the others again."""
+    seats = [{**seat, "bet": typed.get(f"bet_{seat['number']}", seat["bet"])} for seat in screen["seats"]]
+    return {**screen, "seats": seats}
+
+
+def _bets_again(table: Table, last: Hand, by_seat: dict[int, SeatSession], chips: dict) -> dict[int, int]:
+    """The last hand's Rocket bets of the players still in their seats, where the table's limits and
+    the chips in front still allow them."""
+    bets = {}
+    for seat, bet in seat_keyed(last.committed).items():
+        session = by_seat.get(seat)
+        if session and session.pk == last.sessions.get(str(seat)):
+            if table.min_bet <= bet <= min(table.max_bet, chips[seat]):
+                bets[seat] = bet
+    return bets
 
 
 def _hand_link(hand: Hand) -> dict[str, Any]:
@@ -140,10 +163,17 @@ def _ante(table: Table) -> int:
     return table.house_rules().ante
 
 
-def _table_seat(number: int, session: SeatSession | None, chips: dict) -> dict[str, Any]:
+def _table_seat(number: int, session: SeatSession | None, chips: dict, bet: int) -> dict[str, Any]:
+    """A seat between hands; `bet` is what its bet stepper starts at (Rocket: the last hand's bet)."""
     if session is None:
-        return {"number": number, "session": None, "player": "", "chips": 0}
-    return {"number": number, "session": session.pk, "player": session.player_name, "chips": chips[number]}
+        return {"number": number, "session": None, "player": "", "chips": 0, "bet": 0}
+    return {
+        "number": number,
+        "session": session.pk,
+        "player": session.player_name,
+        "chips": chips[number],
+        "bet": bet,
+    }
 
 
 # The seats

@@ -21,13 +21,13 @@ from casino.errors import Conflict, DomainError, NotAllowed
 from casino.web import FreshKeys, KeyedForm, Pages, device, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
-from tables.screens import hand_screen, table_screen
+from tables.screens import hand_screen, table_screen, with_typed_bets
 from tables.selectors import tables_visible_to, user_can_deal, user_sees_table
 from tables.services import (
     hand_correct_card,
     hand_decide,
     hand_record_card,
-    hand_settle,
+    hand_settle_and_continue,
     hand_start,
     hand_void_request,
     seat_buy_in,
@@ -61,10 +61,12 @@ def refused(request: HttpRequest, error: NotAllowed) -> HttpResponse:
 # Drawing the screens
 
 
-def render_table(request, table, *, screen=None, error="", status=200, fragment=False) -> HttpResponse:
+def render_table(
+    request, table, *, screen=None, error="", status=200, fragment=False, typed=None
+) -> HttpResponse:
     screen = screen or table_screen(table)
     context = {
-        "screen": screen,
+        "screen": with_typed_bets(screen, typed) if typed else screen,  # a refused start keeps its bets
         "version": version(screen),
         "fresh": FreshKeys(),
         "can_deal": user_can_deal(request.user, table),
@@ -98,7 +100,7 @@ def go(request: HttpRequest, url: str) -> HttpResponse:
 
 
 def table_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
-    return render_table(request, table, error=error.message, status=error.status)
+    return render_table(request, table, error=error.message, status=error.status, typed=request.POST)
 
 
 def table_answer(request: HttpRequest, table: Table) -> HttpResponse:
@@ -259,9 +261,16 @@ def hand_decide_view(request: HttpRequest, hand: Hand, form) -> Hand:
     return hand_decide(hand=hand, action=form.action(), device=device(request), **step(request, form))
 
 
-@HAND.action(forms.StepForm, done=hand_answer)
+def settled(request: HttpRequest, hand: Hand) -> HttpResponse:
+    """The settled hand; or, when confirming a Pairs round started the next, that round."""
+    if hand.pk != request.resolver_match.kwargs["hand_id"]:
+        return go(request, reverse("tablet:hand", args=[hand.pk]))
+    return hand_answer(request, hand)
+
+
+@HAND.action(forms.StepForm, done=settled)
 def hand_settle_view(request: HttpRequest, hand: Hand, form) -> Hand:
-    return hand_settle(hand=hand, **step(request, form))
+    return hand_settle_and_continue(hand=hand, **step(request, form))
 
 
 def void_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:

@@ -3,7 +3,15 @@
 from .approvals import approval_decide, correction_request, hand_void_request
 from .card_corrections import hand_correct_card
 from .counts import table_count, table_is_open
-from .hands import HandError, RankRefused, hand_decide, hand_record_card, hand_settle, hand_start
+from .hands import (
+    HandError,
+    RankRefused,
+    hand_decide,
+    hand_record_card,
+    hand_settle,
+    hand_settle_and_continue,
+    hand_start,
+)
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
 from .shifts import shift_end, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
@@ -33,6 +41,7 @@ __all__ = [
     "hand_decide",
     "hand_record_card",
     "hand_settle",
+    "hand_settle_and_continue",
     "hand_start",
     "seat_buy_in",
     "seat_close",

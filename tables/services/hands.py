@@ -11,6 +11,7 @@ only through the ledger service, in the same transaction.
 from collections.abc import Callable
 from functools import partial
 
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -122,6 +123,21 @@ def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
     return _step_once(key=key, request=request, by=by, step=partial(_settle, hand.pk, by, expected_seq))
 
 
+def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
+    """Settle the hand (`hand_settle`) and, when it is a Pairs round that moved no chips, start the
+    game's next round in the same transaction: the dealer's one tap between rounds.
+
+    Returns the next round when it started one, else the settled hand (or the hand waiting for the
+    pit). The next round starts only with the same players in the same seats; if `hand_start` would
+    refuse it, the settlement stands alone and the table says why when the dealer starts by hand.
+    Under one key: a retry answers the hand the first call returned and writes nothing. Locks the
+    hand, then the table (as `hand_start` does).
+    """
+    request = {"op": "settle_and_continue", "hand": hand.pk, "expected_seq": expected_seq}
+    step = partial(_settle_and_continue, hand.pk, by, expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step)
+
+
 def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand:
     """Run a step of a hand once under `key`: the hand as the step left it, with the records it
     read and wrote (`hand_records`), or, on a retry, the hand read afresh."""
@@ -220,7 +236,7 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
     accounts = accounts_get(table=table, keys=keys.values())
     chips = {seat: accounts[key].balance for seat, key in keys.items()}
     if table.game == Game.ROCKET:
-        return _rocket_bets(table, chips, bets)
+        return _rocket_bets(table, sessions, chips, bets)
     if bets:
         raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
     seats = sorted(sessions)
@@ -230,23 +246,29 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
 
-def _rocket_bets(table: Table, chips: dict[int, int], bets: dict[int, int]):
+def _rocket_bets(table: Table, sessions: dict[int, SeatSession], chips: dict[int, int], bets: dict[int, int]):
     if not bets:
         raise HandError("Take at least one bet before starting the hand.")
-    for seat, bet in sorted(bets.items()):
-        if seat not in chips:
-            raise HandError(f"Nobody is seated at seat {seat}.")
-        if not isinstance(bet, int) or bet % 10:
-            raise HandError(f"Seat {seat}: a Rocket bet must be a multiple of 10 units, not {bet}.")
-        if not table.min_bet <= bet <= table.max_bet:
-            raise HandError(
-                f"Seat {seat}: the bet must be between {table.min_bet} and {table.max_bet} units."
-            )
-        if bet > chips[seat]:
-            in_front = chips[seat]
-            raise HandError(f"Seat {seat} has {in_front} units in front; a bet of {bet} is more than that.")
+    # Every refused seat in one sentence: the dealer corrects them all before tapping again.
+    refused = [_bet_refused(table, sessions.get(s), chips.get(s), s, bet) for s, bet in sorted(bets.items())]
+    if any(refused):
+        raise HandError(" ".join(reason for reason in refused if reason))
     seats = sorted(bets)
     return seats, {seat: bets[seat] for seat in seats}, {seat: bets[seat] for seat in seats}
+
+
+def _bet_refused(table: Table, session: SeatSession | None, in_front: int | None, seat: int, bet) -> str:
+    """Why this seat's bet cannot be taken, naming the seat and its player; "" when it can."""
+    if session is None:
+        return f"Nobody is seated at seat {seat}."
+    who = f"Seat {seat}" + (f" ({session.player_name})" if session.player_name else "")
+    if not isinstance(bet, int) or bet % 10:
+        return f"{who}: a Rocket bet must be a multiple of 10 units, not {bet}."
+    if not table.min_bet <= bet <= table.max_bet:
+        return f"{who}: the bet must be between {table.min_bet} and {table.max_bet} units."
+    if bet > in_front:
+        return f"{who} has {in_front} units in front; a bet of {bet} is more than that."
+    return ""
 
 
 def _last_settled(table: Table) -> Hand | None:
@@ -485,6 +507,27 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
     else:
         post_settlement(hand, by=by, game=game)
     return hand
+
+
+def _settle_and_continue(hand_id: int, by, expected_seq: int) -> Hand:
+    hand = _settle(hand_id, by, expected_seq)
+    if not _round_goes_on(hand):
+        return hand
+    try:
+        with transaction.atomic():  # a round that cannot start leaves the settlement standing
+            return _start(hand.table_id, {}, by)
+    except HandError:
+        return hand
+
+
+def _round_goes_on(hand: Hand) -> bool:
+    """A settled Pairs round that moved no chips (the game is not over), its players all still seated."""
+    if hand.game != Game.PAIRS or hand.status != Hand.Status.SETTLED:
+        return False
+    if hand.settlement["entries"] or hand.settlement["result"].get("game_over"):
+        return False
+    seated = {str(seat): session.pk for seat, session in open_sessions(hand.table).items()}
+    return seated == hand.sessions
 
 
 def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:

@@ -8,9 +8,10 @@ from playwright.sync_api import Page, expect
 
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
-from tables.services import shift_start
-from tests.tables.conftest import TRAY_OPENING
+from tables.models import CardEvent, Decision, Game, Hand, Receiver, SeatSession
+from tables.services import hand_settle, hand_start, shift_start
+from tests.tables.conftest import TRAY_OPENING, key, play, seat
+from tests.tables.conftest import open_table as new_table
 
 from .conftest import PORTRAIT
 
@@ -368,3 +369,59 @@ def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):
     expect(page.locator(".keypad")).to_have_count(0)
     hand.refresh_from_db()
     assert hand.status == Hand.Status.SETTLED
+
+
+# Fewer taps: the same bets again, a refused bet kept, a Pairs round that starts the next
+
+
+def test_the_next_rocket_hand_starts_with_the_same_bets_in_one_tap(floor, people, tablet):
+    rocket, dana = floor["rocket"], people["dana"]
+    shift_start(user=dana, table=rocket, by=people["pete"])
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat(rocket, number, 200, dana, name)
+    first = hand_start(table=rocket, bets={1: 20, 2: 50, 3: 10}, by=dana, key=key())
+    first = play(first, [5, 6, 2, 9], [("fold",)] * 3, dana)
+    hand_settle(hand=first, by=dana, expected_seq=first.seq, key=key())
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    for number, bet in ((1, "20"), (2, "50"), (3, "10")):
+        expect(page.get_by_label(f"Seat {number} bet", exact=True)).to_have_value(bet)
+
+    # a bet above the chips in front is refused by name, and every other bet stays as it was
+    page.get_by_label("Seat 2 bet", exact=True).fill("300")
+    page.get_by_role("button", name="Start the hand").click()
+    expect(page.locator(".banner.error")).to_contain_text("Seat 2 (Bob) has")
+    expect(page.get_by_label("Seat 2 bet", exact=True)).to_have_value("300")
+    expect(page.get_by_label("Seat 1 bet", exact=True)).to_have_value("20")
+
+    page.get_by_role("button", name=re.compile("^Same bets")).click()
+
+    page.wait_for_url(re.compile(r"/tablet/hands/\d+/$"))
+    second = Hand.objects.get(table=rocket, number=2)
+    assert page.url.endswith(f"/tablet/hands/{second.pk}/")
+    assert second.committed == {"1": 20, "2": 50, "3": 10}
+
+
+def test_confirming_a_pairs_round_opens_the_next_round(floor, people, tablet):
+    dana = people["dana"]
+    cutchfeld = {"ending": "cutchfeld"}
+    pairs = new_table(floor["rocket"].pit, people["pete"], Game.PAIRS, "Pairs 1", 1, 100, cutchfeld)
+    shift_start(user=dana, table=pairs, by=people["pete"])
+    seat(pairs, 1, 50, dana, "Ann"), seat(pairs, 2, 50, dana, "Bob")
+    page = tablet("dana")
+    open_table(page, "Pairs 1")
+    first = start_hand(page)
+
+    key_card(page, 4)
+    key_card(page, 6)
+    press(page, "Fold")  # Ann folds and takes her 4: 4 points, the game goes on
+    expect(page.locator(".settlement")).to_contain_text("No chips move this hand: seat 1 scores 4")
+    tap(page, page.get_by_role("button", name="Confirm settlement"))
+
+    second = Hand.objects.get(table=pairs, number=2)
+    page.wait_for_url(f"**/tablet/hands/{second.pk}/")
+    expect(page.locator("#hand h1")).to_contain_text("hand 2")
+    expect(page.locator(".prompt")).to_have_text("Next card: seat 1 (deal).")
+    expect(page.locator('article[aria-label="Seat 1"] .status')).to_have_text("4 of 31 points")
+    first.refresh_from_db()
+    assert first.status == Hand.Status.SETTLED and second.status == Hand.Status.IN_PROGRESS

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.contrib.auth.models import Group
 
+from casino.errors import DomainError
 from casino.roles import ROLES, grant_role_permissions
 from ledger.models import Account, Transaction
 from ledger.services import account_get
@@ -21,10 +22,10 @@ from tables.models import (
     SeatSession,
     Shoe,
 )
-from tables.screens import hand_screen
-from tables.services import approval_decide, hand_settle, hand_start, shift_start
+from tables.screens import hand_screen, table_screen
+from tables.services import approval_decide, hand_settle, hand_start, seat_close, shift_start, shoe_start
 
-from .conftest import card, decide, key, open_table, seat
+from .conftest import card, decide, key, open_table, play, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -666,3 +667,208 @@ def test_a_spent_shoe_is_replaced_without_a_reason(client, blackstone, dana, pet
     # then: accepted (the page reloads the table), and the old shoe retired with no reason asked
     assert response.status_code == 302
     assert blackstone.shoes.get(state=Shoe.State.RETIRED).retire_reason == ""
+
+
+# Fewer taps a hand (issue 13, point 4): same bets, a refused bet kept, Pairs rounds that go on,
+# the shoe shuffled as the last one was
+
+
+def settled_rocket_hand(table, bets, dana):
+    """A Rocket hand with `bets` where every seat folds, settled."""
+    hand = hand_start(table=table, bets=bets, by=dana, key=key())
+    hand = play(hand, [5, 6, 2, 9][: len(bets) + 1], [("fold",)] * len(bets), dana)
+    return hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+
+def hidden_fields(html: str, form_class: str) -> dict[str, str]:
+    """The hidden fields of the form with this class, as the browser would post them."""
+    form = re.search(rf'<form class="[^"]*\b{form_class}\b.*?</form>', html, re.S).group(0)
+    return dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+
+
+def test_the_table_between_hands_offers_the_last_hands_bets_and_same_bets_starts_with_them(
+    client, rocket_hand, dana
+):
+    table = rocket_hand.table
+    hand = play(rocket_hand, [5, 6, 2, 9], [("fold",)] * 3, dana)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    html = page(client.get(f"/tablet/{table.pk}/"))
+    assert re.search(r'name="bet_2"[^>]*value="50"', html)  # the stepper starts at the last bet
+    same = hidden_fields(html, "same-bets")
+    assert {name: value for name, value in same.items() if name.startswith("bet_")} == {
+        "bet_1": "20",
+        "bet_2": "50",
+        "bet_3": "10",
+    }
+
+    response = client.post(f"/tablet/{table.pk}/hands/", same)  # one tap
+
+    second = Hand.objects.get(table=table, number=2)
+    assert response.status_code == 302 and response["Location"] == hand_url(second)
+    assert second.committed == {"1": 20, "2": 50, "3": 10}
+
+
+def test_same_bets_leaves_out_a_bet_over_the_limit_and_a_new_players_seat(dealing, dana):
+    seat(dealing, 1, 200, dana), seat(dealing, 2, 200, dana)
+    cy = seat(dealing, 3, 200, dana)
+    settled_rocket_hand(dealing, {1: 20, 2: 50, 3: 30}, dana)
+    dealing.max_bet = 40  # the pit lowered the limit: Bob's 50 is out
+    dealing.save()
+    seat_close(session=cy, by=dana, key=key())
+    seat(dealing, 3, 200, dana, "Dee")  # someone else sits at seat 3: Cy's 30 is not hers
+
+    screen = table_screen(dealing)
+
+    assert screen["same_bets"] == [{"seat": 1, "bet": 20}]
+    assert [seat["bet"] for seat in screen["seats"][:3]] == [20, 0, 0]
+
+
+def test_same_bets_leaves_out_a_bet_above_the_chips_in_front(dealing, dana):
+    ann = seat(dealing, 1, 60, dana)
+    settled_rocket_hand(dealing, {1: 50}, dana)  # the fold costs seat 1 more than the 10 it kept back
+
+    assert chips(ann) < 50
+    assert table_screen(dealing)["same_bets"] == []
+
+
+def test_a_refused_bet_keeps_every_seats_bet_as_typed_and_names_the_seat(client, dealing, dana):
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat(dealing, number, 200, dana, name)
+    shown = re.search(r"poll/\?v=([0-9a-f]+)", page(client.get(f"/tablet/{dealing.pk}/"))).group(1)
+    before = written()
+
+    response = client.post(
+        f"/tablet/{dealing.pk}/hands/", {"key": key(), "bet_1": "20", "bet_2": "25", "bet_3": "40"}
+    )
+
+    html = page(response)
+    assert response.status_code == 400
+    assert "Seat 2 (Bob): a Rocket bet must be a multiple of 10 units, not 25." in html
+    assert [re.search(rf'name="bet_{n}"[^>]*value="(\w*)"', html).group(1) for n in (1, 2, 3)] == [
+        "20",
+        "25",
+        "40",
+    ]
+    assert written() == before
+    # the refusal is drawn from the table as it is, so the poll leaves the typed bets alone
+    assert re.search(r"poll/\?v=([0-9a-f]+)", html).group(1) == shown
+
+
+def test_every_refused_bet_is_named_in_one_sentence(dealing, dana):
+    seat(dealing, 1, 200, dana, "Ann"), seat(dealing, 2, 30, dana, "Bob")
+
+    with pytest.raises(DomainError) as refused:
+        hand_start(table=dealing, bets={1: 15, 2: 40, 4: 10}, by=dana, key=key())
+
+    assert refused.value.message == (
+        "Seat 1 (Ann): a Rocket bet must be a multiple of 10 units, not 15."
+        " Seat 2 (Bob) has 30 units in front; a bet of 40 is more than that."
+        " Nobody is seated at seat 4."
+    )
+
+
+@pytest.fixture
+def pairs_round(client, pairs, dana, pete):
+    """Two players at Pairs 1, dana signed in; round 1 dealt 4 and 6, seat 1 folds and scores 4:
+    the game goes on, no chips move."""
+    shift_start(user=dana, table=pairs, by=pete)
+    client.force_login(dana)
+    seat(pairs, 1, 50, dana), seat(pairs, 2, 50, dana)
+    return play(hand_start(table=pairs, by=dana, key=key()), [4, 6], [("fold",)], dana)
+
+
+def test_confirming_a_pairs_round_that_moves_no_chips_starts_the_next_round(client, pairs_round):
+    before = Transaction.objects.count()
+
+    response = client.post(hand_url(pairs_round, "settle"), step(pairs_round), follow=True)
+
+    pairs_round.refresh_from_db()
+    second = Hand.objects.get(table=pairs_round.table, number=2)
+    assert pairs_round.status == Hand.Status.SETTLED and second.status == Hand.Status.IN_PROGRESS
+    assert second.stakes == {"1": 4, "2": 0}  # the scores go on
+    assert response.redirect_chain == [(hand_url(second), 302)]
+    assert "Next card: seat 1 (deal)." in page(response) and "hand 2" in page(response)
+    assert Transaction.objects.count() == before
+
+
+def test_an_htmx_confirmation_of_a_pairs_round_sends_the_tablet_to_the_next_round(client, pairs_round):
+    response = client.post(hand_url(pairs_round, "settle"), step(pairs_round), HTTP_HX_REQUEST="true")
+
+    assert response["HX-Redirect"] == hand_url(Hand.objects.get(number=2))
+
+
+def test_a_retried_pairs_confirmation_settles_once_and_starts_one_round(client, pairs_round):
+    form = step(pairs_round)
+
+    first = client.post(hand_url(pairs_round, "settle"), form)
+    again = client.post(hand_url(pairs_round, "settle"), form)  # the answer was lost; the tablet retries
+
+    second = Hand.objects.get(table=pairs_round.table, number=2)
+    assert first["Location"] == again["Location"] == hand_url(second)
+    assert Hand.objects.filter(table=pairs_round.table).count() == 2
+
+
+def test_the_round_that_ends_a_pairs_game_moves_chips_and_goes_back_to_the_table(client, pit, dana, pete):
+    table = open_table(pit, pete, Game.PAIRS, "Pairs 2", 1, 100, options={"ending": "cutchfeld", "target": 4})
+    shift_start(user=dana, table=table, by=pete)
+    client.force_login(dana)
+    seat(table, 1, 50, dana), seat(table, 2, 50, dana)
+    hand = play(hand_start(table=table, by=dana, key=key()), [4, 6], [("fold",)], dana)  # 4 points: out
+
+    response = client.post(hand_url(hand, "settle"), step(hand))
+
+    hand.refresh_from_db()
+    assert response["Location"] == hand_url(hand) and hand.status == Hand.Status.SETTLED
+    assert hand.settlement["result"]["game_over"] and Transaction.objects.filter(hand_id=hand.pk).exists()
+    assert Hand.objects.filter(table=table).count() == 1
+    assert "Next hand" in page(client.get(hand_url(hand)))
+
+
+def test_a_pairs_round_goes_on_only_with_the_same_players(client, pairs_round, dana):
+    seat(pairs_round.table, 3, 50, dana)  # a player sat down during the round: the game starts again
+
+    response = client.post(hand_url(pairs_round, "settle"), step(pairs_round))
+
+    assert response["Location"] == hand_url(pairs_round)
+    assert Hand.objects.filter(table=pairs_round.table).count() == 1
+
+
+def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, blackstone, dana, pete):
+    shift_start(user=dana, table=blackstone, by=pete)
+    client.force_login(dana)
+    shoe_start(table=blackstone, decks=1, kind=Shoe.Kind.SYSTEM, burn=3, by=pete, key=key())
+
+    html = page(client.get(f"/tablet/{blackstone.pk}/"))
+
+    assert 'value="system" checked' in html and 'value="physical" checked' not in html
+    assert re.search(r'name="burn"[^>]*value="3"', html)
+
+
+def test_a_pairs_round_whose_next_cannot_start_still_settles(client, pairs_round):
+    table = pairs_round.table
+    table.options = {"ending": "no such ending"}  # changed mid-game: the engine refuses the next round
+    table.save()
+
+    response = client.post(hand_url(pairs_round, "settle"), step(pairs_round))
+
+    pairs_round.refresh_from_db()
+    assert response["Location"] == hand_url(pairs_round) and pairs_round.status == Hand.Status.SETTLED
+    assert Hand.objects.filter(table=table).count() == 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="_engine_setup hands the engine the stacks in play keyed by seat strings, which it refuses:"
+    " no Continuous Pairs hand after the first starts (hand_start alike). Left to the hand-setup work.",
+)
+def test_a_continuous_pairs_round_goes_on_with_the_stacks_still_in_play(client, pit, dana, pete):
+    hand = pairs_variant(client, pit, dana, pete, {"continuous": True}, 4, 6)
+    hand = decide(hand, ("fold", 1, 4), dana)  # seat 1 takes its own 4: seat 2's 6 stays in play
+
+    client.post(hand_url(hand, "settle"), step(hand))
+
+    second = Hand.objects.get(table=hand.table, number=2)
+    seats = hand_screen(second)["seats"]
+    assert second.status == Hand.Status.IN_PROGRESS
+    assert [seat["cards"] for seat in seats] == [[], [{"rank": 6, "why": "in play", "discarded": False}]]

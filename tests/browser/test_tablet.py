@@ -8,10 +8,9 @@ from playwright.sync_api import Page, expect
 
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import CardEvent, Decision, Game, Hand, Receiver, SeatSession
+from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
 from tables.services import hand_settle, hand_start, shift_start
 from tests.tables.conftest import TRAY_OPENING, key, play, seat
-from tests.tables.conftest import open_table as new_table
 
 from .conftest import PORTRAIT
 
@@ -404,8 +403,7 @@ def test_the_next_rocket_hand_starts_with_the_same_bets_in_one_tap(floor, people
 
 def test_confirming_a_pairs_round_opens_the_next_round(floor, people, tablet):
     dana = people["dana"]
-    cutchfeld = {"ending": "cutchfeld"}
-    pairs = new_table(floor["rocket"].pit, people["pete"], Game.PAIRS, "Pairs 1", 1, 100, cutchfeld)
+    pairs = floor["pairs"]
     shift_start(user=dana, table=pairs, by=people["pete"])
     seat(pairs, 1, 50, dana, "Ann"), seat(pairs, 2, 50, dana, "Bob")
     page = tablet("dana")

@@ -837,7 +837,9 @@ def test_a_pairs_round_goes_on_only_with_the_same_players(client, pairs_round, d
 def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, blackstone, dana, pete):
     shift_start(user=dana, table=blackstone, by=pete)
     client.force_login(dana)
-    shoe_start(table=blackstone, decks=1, kind=Shoe.Kind.SYSTEM, burn=3, by=pete, key=key())
+    shoe_start(
+        table=blackstone, decks=1, kind=Shoe.Kind.SYSTEM, burn=3, reason="System shoe", by=pete, key=key()
+    )
 
     html = page(client.get(f"/tablet/{blackstone.pk}/"))
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
+from casino.lockout import signature_lockout
 from casino.models import AuditEvent
 from tables.models import Signature, Slip, SlipCounter, Table
 from tables.selectors import user_can_deal, user_can_supervise
@@ -73,7 +74,7 @@ def slip_issue(
 
 def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
     """Verify `given` afresh and sign `slip` as `role` (DEALER or PIT_MANAGER)."""
-    user, method = _authenticate(given)
+    user, method = _authenticate(given, device)
     if slip.signatures.filter(user=user).exists():
         raise SignatureRefused(
             f"{user.get_username()} has already signed this slip: a second person must sign.", given.username
@@ -112,8 +113,8 @@ def slips_report(year: int) -> dict[str, list[int]]:
     }
 
 
-def _authenticate(given: SignatureGiven):
-    _refuse_if_locked_out(given.username)
+def _authenticate(given: SignatureGiven, device: str):
+    _refuse_if_locked_out(given.username, device)
     user = get_user_model().objects.filter(username=given.username, is_active=True).first()
     if user is not None and user.check_pin(given.secret):
         return user, Signature.Method.PIN
@@ -124,16 +125,17 @@ def _authenticate(given: SignatureGiven):
     )
 
 
-def _refuse_if_locked_out(username: str) -> None:
-    """Signature forms take a name and a secret, so they are guarded like the sign-in:
-    after the sign-in's failure limit, that name cannot sign until the cool-off ends."""
-    since = timezone.now() - settings.AXES_COOLOFF_TIME
-    failures = AuditEvent.objects.filter(
-        action=AuditEvent.Action.SIGNATURE_FAILED, username=username, at__gte=since
-    )
-    if failures.count() >= settings.AXES_FAILURE_LIMIT:
+def _refuse_if_locked_out(username: str, device: str) -> None:
+    """Signature forms take a name and a secret, so they are guarded like the sign-in: per name
+    and device, so that wrong guesses on one tablet do not lock the name out on the others, and
+    per name over every device (see casino.lockout)."""
+    where = signature_lockout(username, device)
+    if where:
+        minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
         raise SignatureRefused(
-            f"Too many wrong passwords or PINs for {username!r}: try again later.", username
+            f"Too many wrong passwords or PINs for {username!r} {where}: signing as them is locked for "
+            f"{minutes} minutes.",
+            username,
         )
 
 

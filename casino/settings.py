@@ -185,11 +185,15 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# An API token (a device's) stops working this many days after it was made (0: never), and at
+# once when its account's password changes or the account is deactivated (casino/tokens.py).
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
+
 REST_FRAMEWORK = {
     # Devices (a card-reading shoe) send "Authorization: Token ..."; the tablet's browser uses its
     # session, with CSRF enforced. Token first, so a request with neither is answered 401.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "casino.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

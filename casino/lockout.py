@@ -117,17 +117,26 @@ def signature_lockout(username: str, device: str) -> str:
     """Where `username` may not sign now: "on this device", "on every device", or "" (may sign).
 
     The sign-in's limits over failed signatures within the cool-off: AXES_FAILURE_LIMIT on one
-    device, SIGNIN_NAME_FAILURE_LIMIT over all of them. `device` is counted as the failures were
-    recorded (`casino.audit.audit_record`): when blank, the device of the request being served.
+    device, SIGNIN_NAME_FAILURE_LIMIT over all of them. Signatures refused for a lock are not
+    guesses and do not count (as AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT for sign-ins): else
+    one locked device could reach the name's ceiling alone. `device` is counted as the failures
+    were recorded (`casino.audit.audit_record`): when blank, the device of the request served.
     """
     device = device or (current_origin.get() or NOWHERE).device
     failures = AuditEvent.objects.filter(
         action=AuditEvent.Action.SIGNATURE_FAILED,
         username=username,
         at__gte=timezone.now() - settings.AXES_COOLOFF_TIME,
-    ).aggregate(everywhere=Count("pk"), here=Count("pk", filter=Q(device=device)))
-    if failures["everywhere"] >= settings.SIGNIN_NAME_FAILURE_LIMIT:
+    )
+    # Counted as all failures less the refusals for a lock: a record without the mark is a guess.
+    counts = failures.aggregate(
+        everywhere=Count("pk"),
+        here=Count("pk", filter=Q(device=device)),
+        locked_everywhere=Count("pk", filter=Q(detail__locked_out=True)),
+        locked_here=Count("pk", filter=Q(detail__locked_out=True, device=device)),
+    )
+    if counts["everywhere"] - counts["locked_everywhere"] >= settings.SIGNIN_NAME_FAILURE_LIMIT:
         return "on every device"
-    if failures["here"] >= settings.AXES_FAILURE_LIMIT:
+    if counts["here"] - counts["locked_here"] >= settings.AXES_FAILURE_LIMIT:
         return "on this device"
     return ""

@@ -33,20 +33,23 @@ class SignatureGiven:
 
 
 class SignatureRefused(NotAllowed):
-    """The password or PIN was wrong, or the signer may not sign as asked."""
+    """The password or PIN was wrong, the name is locked out, or the signer may not sign as asked."""
 
-    def __init__(self, message: str, username: str):
+    def __init__(self, message: str, username: str, *, locked_out: bool = False):
         super().__init__(message)
         self.username = username
+        self.locked_out = locked_out
 
 
 def signature_failure_record(refusal: SignatureRefused, device: str = "") -> None:
-    """Keep a failed signature on file (called after the refused write rolled back)."""
+    """Keep a failed signature on file (called after the refused write rolled back). A refusal
+    for a lockout is kept too, marked so that the lockout does not count it as a guess."""
     audit_record(
         action=AuditEvent.Action.SIGNATURE_FAILED,
         username=refusal.username,
         device=device,
         reason=refusal.message,
+        locked_out=refusal.locked_out,
     )
 
 
@@ -136,6 +139,7 @@ def _refuse_if_locked_out(username: str, device: str) -> None:
             f"Too many wrong passwords or PINs for {username!r} {where}: signing as them is locked for "
             f"{minutes} minutes.",
             username,
+            locked_out=True,
         )
 
 

@@ -242,6 +242,11 @@ def test_wrong_passwords_for_a_managers_name_on_one_tablet_do_not_lock_the_name_
     with pytest.raises(NotAllowed, match="'pete' on this device: signing as them is locked for 15 minutes"):
         witness_on(on_shift, "tablet-1", dana, pete, "pete-password")
 
+    settings.SIGNIN_NAME_FAILURE_LIMIT = 2 * settings.AXES_FAILURE_LIMIT
+    for _ in range(2 * settings.AXES_FAILURE_LIMIT):  # guessing on at the locked tablet is not counted
+        with pytest.raises(NotAllowed, match="on this device"):
+            witness_on(on_shift, "tablet-1", dana, pete, "guess")
+
     # when: pete witnesses the count on tablet-2
     count = witness_on(on_shift, "tablet-2", dana, pete, "pete-password")
 
@@ -249,6 +254,8 @@ def test_wrong_passwords_for_a_managers_name_on_one_tablet_do_not_lock_the_name_
     assert [s.user for s in count.slip.signatures.order_by("pk")] == [dana, pete]
     failed = AuditEvent.objects.filter(action="signature_failed", username="pete")
     assert set(failed.values_list("device", flat=True)) == {"tablet-1"}
+    locked = [event.detail["locked_out"] for event in failed.order_by("pk")]
+    assert locked == [False] * settings.AXES_FAILURE_LIMIT + [True] * (2 * settings.AXES_FAILURE_LIMIT + 1)
 
 
 def test_a_name_failing_to_sign_on_many_devices_is_locked_on_every_device(on_shift, dana, pete, settings):

@@ -60,7 +60,9 @@ def stamp_credentials_change(sender, instance, raw=False, update_fields=None, **
 
     A signal, because every path that changes a password or deactivates an account (the admin,
     the password forms, `changepassword`, a shell) ends in `User.save`. The stamp is also written
-    at once, so that a save of some fields only (`update_fields`) cannot leave it out.
+    at once, so that a save of some fields only (`update_fields`) cannot leave it out. Django
+    re-hashing a password at sign-in after an upgrade of its hasher changes the stored hash too,
+    and so revokes the account's tokens as well (devices have no password to re-hash).
     """
     if raw or instance.pk is None:
         return

@@ -13,6 +13,10 @@ cap that, a name that fails SIGNIN_NAME_FAILURE_LIMIT times within the cool-off,
 is locked on every device until the cool-off ends: a visible, short denial rather than an endless
 guess. (Axes' own warning axes.W006 asks for the address to be a lockout key for this reason; the
 ceiling answers it, and the check is silenced in the settings.)
+
+A signature on a slip is a sign-in of its own (a name and a password or PIN typed on a tablet), so
+`signature_lockout` applies the same two limits to the failed signatures in the audit log: a
+dealer typing a manager's name with wrong passwords locks that name on their own tablet only.
 """
 
 from axes.attempts import get_cool_off_threshold
@@ -22,10 +26,12 @@ from axes.helpers import get_client_username, get_failure_limit
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
-from django.db.models import Sum
+from django.db.models import Count, Q, Sum
 from django.shortcuts import render
+from django.utils import timezone
 
-from .middleware import request_origin
+from .middleware import NOWHERE, current_origin, request_origin
+from .models import AuditEvent
 
 LOCKED_STATUS = 429  # Too Many Requests: the sign-in is refused until the cool-off ends
 
@@ -105,3 +111,32 @@ def lockout_response(request, original_response=None, credentials=None):
         f"for {minutes} minutes. An administrator can unlock it sooner.",
     )
     return render(request, "registration/login.html", {"form": form}, status=LOCKED_STATUS)
+
+
+def signature_lockout(username: str, device: str) -> str:
+    """Where `username` may not sign now: "on this device", "on every device", or "" (may sign).
+
+    The sign-in's limits over failed signatures within the cool-off: AXES_FAILURE_LIMIT on one
+    device, SIGNIN_NAME_FAILURE_LIMIT over all of them. Signatures refused for a lock are not
+    guesses and do not count (as AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT for sign-ins): else
+    one locked device could reach the name's ceiling alone. `device` is counted as the failures
+    were recorded (`casino.audit.audit_record`): when blank, the device of the request served.
+    """
+    device = device or (current_origin.get() or NOWHERE).device
+    failures = AuditEvent.objects.filter(
+        action=AuditEvent.Action.SIGNATURE_FAILED,
+        username=username,
+        at__gte=timezone.now() - settings.AXES_COOLOFF_TIME,
+    )
+    # Counted as all failures less the refusals for a lock: a record without the mark is a guess.
+    counts = failures.aggregate(
+        everywhere=Count("pk"),
+        here=Count("pk", filter=Q(device=device)),
+        locked_everywhere=Count("pk", filter=Q(detail__locked_out=True)),
+        locked_here=Count("pk", filter=Q(detail__locked_out=True, device=device)),
+    )
+    if counts["everywhere"] - counts["locked_everywhere"] >= settings.SIGNIN_NAME_FAILURE_LIMIT:
+        return "on every device"
+    if counts["here"] - counts["locked_here"] >= settings.AXES_FAILURE_LIMIT:
+        return "on this device"
+    return ""

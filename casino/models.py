@@ -17,10 +17,19 @@ class User(AbstractUser):
     """A member of staff: dealer, pit manager, auditor or administrator.
 
     `pin` is a hashed signing PIN: a signature on a slip is a fresh
-    re-authentication with the password or this PIN.
+    re-authentication with the password or this PIN. `credentials_changed_at`
+    is stamped when the password changes or the account is deactivated
+    (`casino.tokens`): API tokens minted before it are refused.
     """
 
     pin = models.CharField(max_length=128, blank=True)
+    credentials_changed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the password last changed or the account was deactivated; API tokens minted "
+        "before are refused.",
+    )
 
     def set_pin(self, raw_pin: str) -> None:
         self.pin = make_password(raw_pin)

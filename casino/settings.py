@@ -161,6 +161,9 @@ AXES_RESET_ON_SUCCESS = True  # a dealer's typo this morning does not count agai
 # A name failing this often within the cool-off, over any devices, is locked on every device: device
 # ids are sent by the client, and a script could change its id with every guess.
 SIGNIN_NAME_FAILURE_LIMIT = env.int("SIGNIN_NAME_FAILURE_LIMIT", default=20)
+# A sign-in refused for a lock is not counted as a failure: else guessing on at one locked device
+# would reach the name's ceiling above and lock the name on every other device.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # axes.W006 asks for the address as a lockout key; on a floor where every tablet shares one address
 # that would lock everyone out at once. The per-name ceiling above covers what it warns about.
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
@@ -185,11 +188,15 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# An API token (a device's) stops working this many days after it was made (0: never), and at
+# once when its account's password changes or the account is deactivated (casino/tokens.py).
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
+
 REST_FRAMEWORK = {
     # Devices (a card-reading shoe) send "Authorization: Token ..."; the tablet's browser uses its
     # session, with CSRF enforced. Token first, so a request with neither is answered 401.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "casino.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

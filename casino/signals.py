@@ -2,14 +2,17 @@
 
 Django's auth signals are the one place every sign-in path passes (the floor's login page, the
 admin's, a lockout refusal), so the audit events are written here rather than in each view. Other
-staff actions are recorded by the services that carry them out.
+staff actions are recorded by the services that carry them out. For the same reason a password
+change or a deactivation revokes the account's API tokens here (`casino.tokens`).
 """
 
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
+from django.db.models.signals import pre_save
 
 from .audit import audit_record
 from .middleware import NOWHERE, request_origin
-from .models import AuditEvent
+from .models import AuditEvent, User
+from .tokens import stamp_credentials_change
 
 
 def record_login(sender, request, user, **kwargs):
@@ -39,3 +42,4 @@ def connect() -> None:
     user_logged_in.connect(record_login, dispatch_uid="casino.audit.login")
     user_login_failed.connect(record_login_failed, dispatch_uid="casino.audit.login_failed")
     user_logged_out.connect(record_logout, dispatch_uid="casino.audit.logout")
+    pre_save.connect(stamp_credentials_change, sender=User, dispatch_uid="casino.tokens.credentials")

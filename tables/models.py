@@ -436,13 +436,23 @@ class Decision(Chained, AppendOnly):
 
 
 class IdempotentRequest(models.Model):
-    """A mutating request already applied: its key, what was asked, what it answered."""
+    """A mutating request already applied: its key, what was asked, what it answered.
 
-    key = models.CharField(max_length=100, unique=True)
+    A key belongs to the account that sent it (a person, or a device's own account such as a
+    card-reading shoe): the same key from another account is another request, so nobody can
+    claim in advance the key another's tablet or shoe will send, nor read its answer.
+    """
+
+    key = models.CharField(max_length=100)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request.")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     response = models.JSONField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user"),
+        ]
 
     def __str__(self):
         return self.key

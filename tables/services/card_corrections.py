@@ -86,7 +86,7 @@ def _correct(hand_id, card_seq, rank, reason: str, signer: SignatureGiven, by, d
     hand = lock_hand(hand_id, expected_seq)
     card = _correctable(hand, card_seq)
     _check_rank(hand, card, rank)
-    pit_manager, method = signer_check(given=signer, role=PIT_MANAGER, table=hand.table)
+    pit_manager, method = signer_check(given=signer, role=PIT_MANAGER, table=hand.table, device=device)
     hand.seq += 1
     correction = CardCorrection(
         card=card,

@@ -2,6 +2,9 @@
 
 A tablet on flaky Wi-Fi retries with the same key; the retry gets the first
 answer and writes nothing. The same key with a different request is refused.
+A key is scoped to the account that sends it (`by`: a person, or a device's
+own account such as a card-reading shoe), so the same key from another account
+is another request: it neither answers nor blocks anyone else's.
 """
 
 import hashlib
@@ -21,7 +24,7 @@ def fingerprint(request: dict) -> str:
 
 
 def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
-    """Run `work` in one transaction unless `key` was seen; return its answer.
+    """Run `work` in one transaction unless `by` already sent `key`; return its answer.
 
     The key row is inserted first: a second request with the same key waits
     on it (PostgreSQL's unique index; SQLite's write lock) until the first
@@ -35,14 +38,14 @@ def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
             with transaction.atomic():
                 claim = IdempotentRequest.objects.create(key=key, fingerprint=digest, user=by)
         except IntegrityError:
-            return _earlier_answer(key, digest)
+            return _earlier_answer(key, digest, by)
         claim.response = work()
         IdempotentRequest.objects.filter(pk=claim.pk).update(response=claim.response)
         return claim.response
 
 
-def _earlier_answer(key: str, digest: str) -> dict:
-    earlier = IdempotentRequest.objects.get(key=key)
+def _earlier_answer(key: str, digest: str, by) -> dict:
+    earlier = IdempotentRequest.objects.get(user=by, key=key)
     if earlier.fingerprint != digest:
         raise DomainError("This idempotency key was already used for a different request; nothing was done.")
     return earlier.response

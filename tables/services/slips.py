@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
+from casino.lockout import signature_lockout
 from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
@@ -38,20 +39,23 @@ class SignatureGiven:
 
 
 class SignatureRefused(NotAllowed):
-    """The password or PIN was wrong, or the signer may not sign as asked."""
+    """The password or PIN was wrong, the name is locked out, or the signer may not sign as asked."""
 
-    def __init__(self, message: str, username: str):
+    def __init__(self, message: str, username: str, *, locked_out: bool = False):
         super().__init__(message)
         self.username = username
+        self.locked_out = locked_out
 
 
 def signature_failure_record(refusal: SignatureRefused, device: str = "") -> None:
-    """Keep a failed signature on file (called after the refused write rolled back)."""
+    """Keep a failed signature on file (called after the refused write rolled back). A refusal
+    for a lockout is kept too, marked so that the lockout does not count it as a guess."""
     audit_record(
         action=AuditEvent.Action.SIGNATURE_FAILED,
         username=refusal.username,
         device=device,
         reason=refusal.message,
+        locked_out=refusal.locked_out,
     )
 
 
@@ -82,7 +86,7 @@ def slip_issue(
 
 def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
     """Verify `given` afresh and sign `slip` as `role` (DEALER or PIT_MANAGER)."""
-    user, method = _authenticate(given)
+    user, method = _authenticate(given, device)
     if slip.signatures.filter(user=user).exists():
         raise SignatureRefused(
             f"{user.get_username()} has already signed this slip: a second person must sign.", given.username
@@ -97,10 +101,10 @@ def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "")
     return signature
 
 
-def signer_check(*, given: SignatureGiven, role: str, table: Table):
+def signer_check(*, given: SignatureGiven, role: str, table: Table, device: str):
     """The signer `given` names and how they signed (PIN or password), checked afresh as for a slip
     (the lockout first) and allowed to sign as `role` at `table`; for a record signed without a slip."""
-    user, method = _authenticate(given)
+    user, method = _authenticate(given, device)
     if not _may_sign(user, role, table):
         raise SignatureRefused(f"{user.get_username()} cannot sign as {role} at {table}.", given.username)
     return user, method
@@ -143,10 +147,10 @@ def slips_report(year: int) -> dict[str, list[int]]:
     }
 
 
-def _authenticate(given: SignatureGiven):
+def _authenticate(given: SignatureGiven, device: str):
     if not given.secret:  # a tap before typing is no guess: ask for it, count no failed signature
         raise DomainError("Type your password or PIN to sign; nothing was signed.")
-    _refuse_if_locked_out(given.username)
+    _refuse_if_locked_out(given.username, device)
     user = get_user_model().objects.filter(username=given.username, is_active=True).first()
     if user is not None and user.check_pin(given.secret):
         return user, Signature.Method.PIN
@@ -157,16 +161,18 @@ def _authenticate(given: SignatureGiven):
     )
 
 
-def _refuse_if_locked_out(username: str) -> None:
-    """Signature forms take a name and a secret, so they are guarded like the sign-in:
-    after the sign-in's failure limit, that name cannot sign until the cool-off ends."""
-    since = timezone.now() - settings.AXES_COOLOFF_TIME
-    failures = AuditEvent.objects.filter(
-        action=AuditEvent.Action.SIGNATURE_FAILED, username=username, at__gte=since
-    )
-    if failures.count() >= settings.AXES_FAILURE_LIMIT:
+def _refuse_if_locked_out(username: str, device: str) -> None:
+    """Signature forms take a name and a secret, so they are guarded like the sign-in: per name
+    and device, so that wrong guesses on one tablet do not lock the name out on the others, and
+    per name over every device (see casino.lockout)."""
+    where = signature_lockout(username, device)
+    if where:
+        minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
         raise SignatureRefused(
-            f"Too many wrong passwords or PINs for {username!r}: try again later.", username
+            f"Too many wrong passwords or PINs for {username!r} {where}: signing as them is locked for "
+            f"{minutes} minutes.",
+            username,
+            locked_out=True,
         )
 
 

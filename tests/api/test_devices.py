@@ -91,6 +91,22 @@ def test_a_card_reading_shoe_posts_each_card_to_its_table_with_its_token(shoe_de
     ]
 
 
+def test_a_key_claimed_first_by_another_account_neither_blocks_nor_answers_the_shoe(
+    shoe_device, as_dana, open_hand, rocket
+):
+    # given: dana, dealing at the same table, sends a card under the key the shoe will send next
+    claimed = read_card(as_dana, rocket, 5, HTTP_IDEMPOTENCY_KEY="shoe-read-1")
+
+    # when: the shoe reads its card under that key
+    read = read_card(shoe_device, rocket, 9, HTTP_IDEMPOTENCY_KEY="shoe-read-1")
+
+    # then: the shoe's card is its own request, recorded and answered as such
+    assert (claimed.status_code, read.status_code) == (201, 201)
+    assert (claimed.json()["seq"], read.json()["seq"]) == (1, 2)
+    cards = CardEvent.objects.filter(hand_id=open_hand["hand"]).order_by("seq")
+    assert [(c.rank, c.keyed_by.username) for c in cards] == [(5, "dana"), (9, "shoe-rocket-1")]
+
+
 def test_a_shoe_giving_the_sequence_it_saw_is_told_when_the_hand_moved_on(shoe_device, open_hand, rocket):
     read_card(shoe_device, rocket, 5)
     before = records()

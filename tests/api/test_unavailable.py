@@ -61,7 +61,7 @@ def test_the_retry_with_the_same_key_once_the_database_is_back_is_applied_once(s
 
 def test_token_authentication_that_cannot_reach_the_database_is_503(floor, monkeypatch):
     monkeypatch.setattr(
-        "rest_framework.authentication.TokenAuthentication.authenticate_credentials", database_down()
+        "casino.tokens.ExpiringTokenAuthentication.authenticate_credentials", database_down()
     )
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token 0123456789abcdef0123456789abcdef01234567")

@@ -117,6 +117,20 @@ def test_a_name_failing_on_many_devices_is_locked_on_every_device(client, dana, 
     assert sign_in(client, "dana-password", "tablet-9").status_code == 429
 
 
+def test_guessing_on_at_a_locked_device_does_not_lock_the_name_on_the_others(client, dana, settings):
+    # given a device already locked for dana, and a name ceiling one device's limit could not reach
+    settings.SIGNIN_NAME_FAILURE_LIMIT = 2 * LIMIT
+    for _ in range(LIMIT):
+        sign_in(client, "guess", "tablet-1")
+
+    # when the guessing goes on there, past the name's ceiling
+    for _ in range(2 * LIMIT):
+        assert sign_in(client, "guess", "tablet-1").status_code == 429
+
+    # then those refusals were not counted as failures: dana still signs in on another tablet
+    assert signed_in(sign_in(client, "dana-password", "tablet-2"))
+
+
 def test_a_sign_in_refused_for_the_lock_is_in_the_audit_log(client, dana):
     for _ in range(LIMIT + 1):
         sign_in(client, "guess", "tablet-1")

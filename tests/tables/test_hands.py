@@ -177,6 +177,26 @@ def test_a_retry_with_the_same_key_is_applied_once(rocket, dana):
     assert CardEvent.objects.filter(hand=hand).count() == 1
 
 
+def test_the_same_key_from_another_user_is_another_request(rocket, dana, pete):
+    from tables.services import hand_record_card, seat_buy_in
+
+    # given: dana sells Ann 50 more chips, and pete claims the key of dana's next card first
+    session = seat(rocket, 1, 200, dana)
+    seat_buy_in(session=session, amount=50, by=dana, key="more-chips")
+    hand = hand_start(table=rocket, bets={1: 10}, by=dana, key=key())
+    pete_saw = hand_record_card(hand=hand, rank=5, by=pete, expected_seq=0, key="next-card")
+
+    # when: pete sends dana's buy-in under her key, and dana sends her card under the key pete used
+    seat_buy_in(session=session, amount=50, by=pete, key="more-chips")
+    dana_saw = hand_record_card(hand=hand, rank=9, by=dana, expected_seq=1, key="next-card")
+
+    # then: each is applied once, for its own sender, and answered with its own result
+    assert chips(session) == 300 - 10
+    assert (pete_saw.seq, dana_saw.seq) == (1, 2)
+    cards = CardEvent.objects.filter(hand=hand).order_by("seq")
+    assert [(c.rank, c.keyed_by) for c in cards] == [(5, pete), (9, dana)]
+
+
 def test_the_tray_cannot_pay_chips_it_does_not_hold(pit, pete, dana):
     from tables.models import Game
 

@@ -495,6 +495,27 @@ def test_a_wrong_witness_password_signs_nothing_and_keeps_the_count_typed(floor,
     assert written() == before
 
 
+def test_wrong_witness_passwords_on_one_tablet_leave_the_witness_free_to_sign_on_another(
+    floor, dana, settings
+):
+    url, opener = f"/pit/tables/{floor.pk}/count/", {"kind": "opener"}
+    tablets = {}
+    for device in ("tablet-1", "tablet-2"):
+        tablets[device] = signed_in(dana)
+        tablets[device].cookies["device"] = device
+    # given: dana types pete's name with wrong passwords on tablet 1 until it is locked there
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        tablets["tablet-1"].post(url, {**count_post(witness_secret="guess", c100=100), **opener})
+    locked = tablets["tablet-1"].post(url, {**count_post(c100=100), **opener})
+    assert locked.status_code == 403 and "&#x27;pete&#x27; on this device" in locked.content.decode()
+
+    # when: the count is witnessed by pete on tablet 2
+    signed = tablets["tablet-2"].post(url, {**count_post(c100=100), **opener})
+
+    # then: it is signed and recorded
+    assert signed.status_code == 302 and TableCount.objects.get().slip.signatures.count() == 2
+
+
 def test_closing_a_table_that_is_not_open_is_a_400_with_the_reason(floor, dana):
     before = written()
     response = signed_in(dana).post(

@@ -774,9 +774,10 @@ class TableMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.calls)
     @rule(data=st.data(), how=st.sampled_from(["again", "again", "changed", "other"]))
     def send_a_key_again(self, data, how):
-        """An accepted request's key sent again: with the same request (a tablet on flaky Wi-Fi),
-        it gets the first answer; with one field changed, or another request altogether, it is
-        refused. Either way nothing is written."""
+        """An accepted request's key sent again by its sender: with the same request (a tablet on
+        flaky Wi-Fi), it gets the first answer; with one field changed, or another request
+        altogether, it is refused. Either way nothing is written. (Keys are per sender: the same
+        key from someone else is another request, see test_hands.py.)"""
         earlier = data.draw(st.sampled_from(self.calls), label="call")
         before = snapshot()
         tweak = changed(earlier) if how == "changed" else None
@@ -786,7 +787,7 @@ class TableMachine(RuleBasedStateMachine):
             with pytest.raises(DomainError, match="already used for a different request"):
                 if tweak is None:
                     key = earlier.kwargs["key"]
-                    tray_fill(table=self.tables["rocket"], amount=7777, by=self.people["pete"], key=key)
+                    tray_fill(table=self.tables["rocket"], amount=7777, by=earlier.kwargs["by"], key=key)
                 else:
                     earlier.service(**{**earlier.kwargs, **tweak})
         self.pending = Pending(before)

@@ -5,7 +5,8 @@ password (it never signs in to a page), and a token it sends as "Authorization: 
 Like any dealer it may act only at the table where it is on shift.
 
     manage.py device_token shoe-rocket-1 --create   # make the account, print its token
-    manage.py device_token shoe-rocket-1            # print its token (made if it has none)
+    manage.py device_token shoe-rocket-1            # print its token (a new one if it has none
+                                                    # that works: expired or revoked, see casino.tokens)
     manage.py device_token shoe-rocket-1 --rotate   # a new token; the old one stops working
     manage.py device_token shoe-rocket-1 --table 3 --by pete   # and put it on shift at table 3
 """
@@ -17,6 +18,7 @@ from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from casino.roles import DEALER
+from casino.tokens import token_refusal
 from tables.models import Table
 from tables.services import shift_start
 
@@ -40,12 +42,19 @@ class Command(BaseCommand):
             raise CommandError("--table and --by go together: who puts the device on shift, and where.")
         with transaction.atomic():
             user = self._device(username, create)
-            if rotate:
-                Token.objects.filter(user=user).delete()
-            token, _ = Token.objects.get_or_create(user=user)
+            token = self._token(user, rotate)
             if table is not None:
                 shift_start(user=user, table=self._table(table), by=self._pit_manager(by))
         self.stdout.write(token.key)
+
+    def _token(self, user, rotate: bool) -> Token:
+        if not user.is_active:
+            raise CommandError(f"{user.get_username()!r} is deactivated: activate it to give it a token.")
+        token = Token.objects.filter(user=user).first()
+        if token is not None and (rotate or token_refusal(token)):
+            token.delete()
+            token = None
+        return token or Token.objects.create(user=user)
 
     def _table(self, pk: int) -> Table:
         try:

@@ -246,22 +246,22 @@ def witness_on(table, device, by, witness, secret):
 
 
 def test_wrong_passwords_for_a_managers_name_on_one_tablet_do_not_lock_the_name_on_another(
-    on_shift, dana, pete, settings
+    to_open, dana, pete, settings
 ):
     # given: dana types pete's name with wrong passwords on tablet-1 until it is locked there
     for _ in range(settings.AXES_FAILURE_LIMIT):
         with pytest.raises(NotAllowed, match="not right"):
-            witness_on(on_shift, "tablet-1", dana, pete, "guess")
+            witness_on(to_open, "tablet-1", dana, pete, "guess")
     with pytest.raises(NotAllowed, match="'pete' on this device: signing as them is locked for 15 minutes"):
-        witness_on(on_shift, "tablet-1", dana, pete, "pete-password")
+        witness_on(to_open, "tablet-1", dana, pete, "pete-password")
 
     settings.SIGNIN_NAME_FAILURE_LIMIT = 2 * settings.AXES_FAILURE_LIMIT
     for _ in range(2 * settings.AXES_FAILURE_LIMIT):  # guessing on at the locked tablet is not counted
         with pytest.raises(NotAllowed, match="on this device"):
-            witness_on(on_shift, "tablet-1", dana, pete, "guess")
+            witness_on(to_open, "tablet-1", dana, pete, "guess")
 
     # when: pete witnesses the count on tablet-2
-    count = witness_on(on_shift, "tablet-2", dana, pete, "pete-password")
+    count = witness_on(to_open, "tablet-2", dana, pete, "pete-password")
 
     # then: he signs there, and the failures stay on file against tablet-1
     assert [s.user for s in count.slip.signatures.order_by("pk")] == [dana, pete]
@@ -271,14 +271,14 @@ def test_wrong_passwords_for_a_managers_name_on_one_tablet_do_not_lock_the_name_
     assert locked == [False] * settings.AXES_FAILURE_LIMIT + [True] * (2 * settings.AXES_FAILURE_LIMIT + 1)
 
 
-def test_a_name_failing_to_sign_on_many_devices_is_locked_on_every_device(on_shift, dana, pete, settings):
+def test_a_name_failing_to_sign_on_many_devices_is_locked_on_every_device(to_open, dana, pete, settings):
     settings.SIGNIN_NAME_FAILURE_LIMIT = 3
     for device in ("tablet-1", "tablet-2", "tablet-3"):  # each one below the per-device limit
         with pytest.raises(NotAllowed, match="not right"):
-            witness_on(on_shift, device, dana, pete, "guess")
+            witness_on(to_open, device, dana, pete, "guess")
 
     with pytest.raises(NotAllowed, match="'pete' on every device"):
-        witness_on(on_shift, "tablet-4", dana, pete, "pete-password")
+        witness_on(to_open, "tablet-4", dana, pete, "pete-password")
     assert not TableCount.objects.exists()
 
 

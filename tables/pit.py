@@ -63,7 +63,7 @@ from tables.services import (
     table_count,
     table_is_open,
 )
-from tables.services.engine import UNREVEALED, feed, start_engine
+from tables.services.engine import UNREVEALED, replay
 from tables.services.idempotency import MAX_KEY_LENGTH
 
 POLL_SECONDS = 3  # the pit view shows a table's change within this long
@@ -609,7 +609,7 @@ def whose_turn(hand: Hand, events: list, waiting_for: str | None) -> str:
     if waiting_for:
         return f"Waiting for the pit: {ApprovalRequest.Kind(waiting_for).label.lower()}"
     try:
-        due = feed(start_engine(hand), sorted(events, key=lambda event: event.seq)).next
+        due = replay(hand, events).next
     except IllegalAction:
         return "Its records do not replay: review the hand."
     if isinstance(due, CardDue):

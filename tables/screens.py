@@ -19,7 +19,7 @@ from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
-from tables.services.engine import hand_records, plain, replay
+from tables.services.engine import hand_game, hand_records, plain
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card
 
@@ -34,7 +34,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     hand_records(hand)
     cards, approvals, recycled = hand.card_list, hand.approval_list, hand.recycle_list
     deck = shoe_deck(hand.shoe)
-    game = replay(hand, cards, hand.decision_list, recycled)
+    game = hand_game(hand)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}

@@ -8,7 +8,7 @@ from ledger.models import Account, Posting
 from tables.games import IllegalAction
 from tables.models import CardEvent, Decision, Hand
 
-from .services.engine import replay
+from .services.engine import engine_for
 
 
 def hand_review(hand: Hand) -> dict:
@@ -31,14 +31,14 @@ def hand_review(hand: Hand) -> dict:
 
 
 def hand_replay_check(hand: Hand) -> dict:
-    """Replay the hand from its setup and records (`tables.services.engine.replay`, the replay
-    every step of the hand was checked with) and compare each seat's result with the net of what
-    the ledger posted to that seat for the hand.
+    """Replay the hand from its setup and its records as the database holds them (`engine_for`:
+    the replay every step of the hand was checked with) and compare each seat's result with the
+    net of what the ledger posted to that seat for the hand.
 
     `matches` is None while the hand is not settled (nothing to compare yet).
     """
     try:
-        game = replay(hand)
+        game = engine_for(hand)
     except IllegalAction as error:
         return {"matches": False, "replayed": None, "posted": posted_results(hand), "error": str(error)}
     if not game.finished or hand.status != Hand.Status.SETTLED:

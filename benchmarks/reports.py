@@ -8,7 +8,7 @@ into the tables (bypassing the services: that is the point of a benchmark) and p
 time next to the bare SQL aggregate that computes the same totals, then drops the database
 (unless --keep).
 
-What is seeded, per hand: the hand (bets, options, settlement as the services record them), every
+What is seeded, per hand: the hand (its setup, bets and settlement as the services record them), every
 card event (burns included) and decision, and in the ledger the bet and settlement transactions
 with their postings, so the house-edge, statistics and reconciliation reports read them exactly as
 they read real play. Hands are dealt from simulated 8- and 6-deck shoes (`tables.simulation.SimShoe`)
@@ -435,7 +435,7 @@ def _copy(connection, w: Writer) -> None:
 
 BARE_HOUSE_EDGE = """
 SELECT h.table_id, ((h.settled_at - interval '%(hour)s hours') AT TIME ZONE %%(tz)s)::date AS day,
-       s.decks, COALESCE(h.options ->> 'start', 'left') AS start, s.burn, s.penetration,
+       s.decks, COALESCE(h.setup #>> '{options,start}', 'left') AS start, s.burn, s.penetration,
        COUNT(*), SUM(c.handle), SUM(c.bets), SUM(c.bets_sq), SUM(c.handle * c.handle),
        SUM(COALESCE((h.settlement -> 'deltas' ->> 'house')::bigint, 0)),
        SUM(COALESCE((h.settlement -> 'deltas' ->> 'carry')::bigint, 0)),

@@ -8,7 +8,7 @@ into the tables (bypassing the services: that is the point of a benchmark) and p
 time next to the bare SQL aggregate that computes the same totals, then drops the database
 (unless --keep).
 
-What is seeded, per hand: the hand (bets, options, settlement as the services record them), every
+What is seeded, per hand: the hand (its setup, bets and settlement as the services record them), every
 card event (burns included) and decision, and in the ledger the bet and settlement transactions
 with their postings, so the house-edge, statistics and reconciliation reports read them exactly as
 they read real play. Hands are dealt from simulated 8- and 6-deck shoes (`tables.simulation.SimShoe`)
@@ -276,14 +276,17 @@ class _Table:
             self.shoe,
             number,
             "rocket",
-            seats,
+            {
+                "game": "rocket",
+                "seats": seats,
+                "stakes": committed,
+                "options": {"decks": DECKS},
+                "carry": 0,
+                "state": {},
+                "shoe": {"decks": DECKS, "remaining": [0] + [DECKS * r for r in range(1, 11)], "unseen": 0},
+            },
             {str(s): self.sessions[s] for s in seats},
             committed,
-            0,
-            committed,
-            {"decks": DECKS},
-            {},
-            {"remaining": [0] + [DECKS * r for r in range(1, 11)], "unseen": 0},
             len(events) + 1,
             "settled",
             settlement,
@@ -388,8 +391,8 @@ COLUMNS = {
     "tables_seatsession": "id, seat_id, player_name, buy_in, started_at, started_by_id, ended_at",
     "tables_shoe": "id, table_id, decks, kind, burn, penetration, state, created_at, cut_position, "
     'cards_out, cut_card_out, commitment, "order", salt, retired_at',
-    "tables_hand": "id, table_id, shoe_id, number, game, seats, sessions, stakes, carry_in, committed, "
-    "options, state, shoe_before, seq, status, settlement, started_at, started_by_id, settled_at",
+    "tables_hand": "id, table_id, shoe_id, number, game, setup, sessions, committed, "
+    "seq, status, settlement, started_at, started_by_id, settled_at",
     "tables_cardevent": f"id, {CHAIN}, shoe_id, shoe_position, rank, receiver, seat, why, hand_id, seq, "
     "keyed_by_id, device, at",
     "tables_decision": f"id, {CHAIN}, hand_id, seq, seat, action, by_id, device, at, key",
@@ -432,7 +435,7 @@ def _copy(connection, w: Writer) -> None:
 
 BARE_HOUSE_EDGE = """
 SELECT h.table_id, ((h.settled_at - interval '%(hour)s hours') AT TIME ZONE %%(tz)s)::date AS day,
-       s.decks, COALESCE(h.options ->> 'start', 'left') AS start, s.burn, s.penetration,
+       s.decks, COALESCE(h.setup #>> '{options,start}', 'left') AS start, s.burn, s.penetration,
        COUNT(*), SUM(c.handle), SUM(c.bets), SUM(c.bets_sq), SUM(c.handle * c.handle),
        SUM(COALESCE((h.settlement -> 'deltas' ->> 'house')::bigint, 0)),
        SUM(COALESCE((h.settlement -> 'deltas' ->> 'carry')::bigint, 0)),

@@ -30,7 +30,7 @@ from django.db.models import (
     Value,
 )
 from django.db.models.expressions import RawSQL
-from django.db.models.fields.json import KeyTextTransform
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 
 from ledger.models import Account, Posting, Transaction
@@ -143,7 +143,7 @@ def hand_totals(hands: QuerySet[Hand], *, group: str) -> list[dict]:
         "group_key": _group_key(group),
         "gaming_day": gaming_day_of("settled_at"),
         "decks": F("shoe__decks"),
-        "start": Coalesce(KeyTextTransform("start", "options"), Value("left"), output_field=CharField()),
+        "start": Coalesce(KT("setup__options__start"), Value("left"), output_field=CharField()),
         "burn": F("shoe__burn"),
         "penetration": F("shoe__penetration"),
     }

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.db.models.query import ModelIterable
 from django.utils import timezone
@@ -184,9 +185,14 @@ class SeatSession(models.Model):
 class Hand(models.Model):
     """One hand (for Blackstone and Starboard: one game) at a table.
 
-    `seats`, `stakes`, `carry_in`, `options`, `state` and `shoe_before` are
-    exactly what the rules engine was started with, so the hand replays from
-    its card events and decisions alone. `seq` counts the events recorded.
+    `setup` is exactly what the rules engine was started with, written once when the hand starts:
+    the record of a `tables.games.HandSetup` (game, seats, stakes, options, carry in, game state,
+    what the shoe held), so the hand replays from it and its card events, decisions and recycles
+    alone (`tables.services.engine.replay`). `seats`, `stakes`, `carry_in`, `options` and `state`
+    read it. `game` is also a column because reports filter and group hands by game; the
+    database holds it equal to the setup's. `sessions` and `committed` are the table's side of
+    the hand (whose chips, what each seat put up front), not the engine's. `seq` counts the
+    events recorded.
     """
 
     class Status(models.TextChoices):
@@ -201,14 +207,9 @@ class Hand(models.Model):
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="hands")
     number = models.PositiveIntegerField(help_text="Hands are numbered per table from 1.")
     game = models.CharField(max_length=20, choices=Game.choices)
-    seats = models.JSONField(help_text="Seat numbers playing, clockwise from the dealer's left.")
+    setup = models.JSONField(help_text="What the rules engine started the hand with (HandSetup.to_record()).")
     sessions = models.JSONField(help_text="Seat number to seat session id.")
-    stakes = models.JSONField(help_text="Seat number to bet, chips in front, or score going in.")
-    carry_in = models.BigIntegerField(default=0)
     committed = models.JSONField(default=dict, help_text="Seat number to the bet or ante taken up front.")
-    options = models.JSONField(help_text="The house rules in force, as the engine recorded them.")
-    state = models.JSONField(default=dict, blank=True, help_text="Game facts that are not house rules.")
-    shoe_before = models.JSONField(help_text="Cards of each rank the shoe held when the hand began.")
     seq = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.IN_PROGRESS)
     settlement = models.JSONField(null=True, blank=True)
@@ -224,10 +225,35 @@ class Hand(models.Model):
                 condition=Q(status__in=["in_progress", "awaiting_approval"]),
                 name="one_open_hand_per_table",
             ),
+            models.CheckConstraint(condition=Q(game=KT("setup__game")), name="hand_game_is_its_setups"),
         ]
 
     def __str__(self):
         return f"{self.table} hand {self.number}"
+
+    @property
+    def seats(self) -> list[int]:
+        """Seat numbers playing, clockwise from the dealer's left."""
+        return self.setup["seats"]
+
+    @property
+    def stakes(self) -> dict[str, int]:
+        """Seat number (as text) to bet, chips in front, or score going in."""
+        return self.setup["stakes"]
+
+    @property
+    def carry_in(self) -> int:
+        return self.setup["carry"]
+
+    @property
+    def options(self) -> dict:
+        """The house rules in force, as the engine recorded them."""
+        return self.setup["options"]
+
+    @property
+    def state(self) -> dict:
+        """Game facts carried in that are not house rules (Continuous Pairs' cards in play)."""
+        return self.setup["state"]
 
 
 class Receiver(models.TextChoices):

@@ -36,8 +36,9 @@ def hand_review(hand: Hand) -> dict:
 
 
 def hand_replay_check(hand: Hand) -> dict:
-    """Replay the recorded cards and decisions through the engine and compare each
-    seat's result with the net of what the ledger posted to that seat for the hand.
+    """Replay the hand from its setup and its records as the database holds them (`engine_for`:
+    the replay every step of the hand was checked with) and compare each seat's result with the
+    net of what the ledger posted to that seat for the hand.
 
     `matches` is None while the hand is not settled (nothing to compare yet).
     """

@@ -22,7 +22,7 @@ from tables.games import CardDue, DecisionDue, Finished
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.counts import table_is_open
-from tables.services.engine import hand_records, plain, replay, seat_keyed
+from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
@@ -36,7 +36,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     hand_records(hand)
     cards, approvals, recycled = hand.card_list, hand.approval_list, hand.recycle_list
     deck = shoe_deck(hand.shoe)
-    game = replay(hand, cards, hand.decision_list, recycled)
+    game = hand_game(hand)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
     names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
     names = {seat: names.get(session, "") for seat, session in sessions.items()}

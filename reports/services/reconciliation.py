@@ -14,8 +14,9 @@ system-shuffled shoe's dealt cards are its committed order, card for card, and t
 verifies; a shoe recycled mid-hand is checked so deck by deck (its own shuffle, then each recycle);
 incidents at the table are listed.
 
-Hands: every settled hand replays through the engine from its cards and decisions to what the
-ledger posted (`tables.review.hand_replay_check`), and to its own settlement record; a voided hand
+Hands: every settled hand replays through the engine from its setup and its records (the one
+replay, through `tables.review.hand_replay_check`) to what the ledger posted, and to its own
+settlement record; a voided hand
 nets to nothing. The table's hash chain is walked from its first record, and every transaction of
 the period sums to zero.
 

@@ -2,13 +2,14 @@
 
 Pure Python: nothing here imports Django, reads a clock, draws a random number
 or does I/O. A live table and a simulation drive the same games; a hand is
-replayed from its record with `replay`.
+replayed from its record with `replay`, or from its `HandSetup` step by step.
 """
 
 from .base import Action, CardDue, DecisionDue, Entry, Finished, Move, Settlement
 from .cards import Shoe
 from .errors import IllegalAction
 from .replay import Replay, new_game, replay
+from .setup import HandSetup
 
 __all__ = [
     "Action",
@@ -16,6 +17,7 @@ __all__ = [
     "DecisionDue",
     "Entry",
     "Finished",
+    "HandSetup",
     "IllegalAction",
     "Move",
     "Replay",

@@ -6,6 +6,9 @@ which moves are legal), or nothing (`Finished`, with the settlement). Cards are
 fed with `game.deal(rank)`, decisions with `game.act(action)`; anything else
 raises `IllegalAction` and leaves the state as it was. Every accepted card and
 decision is appended to `game.transcript`, so a hand can be replayed from it.
+The shoe's own steps, a card burned (`game.burn(rank)`) and the discards
+recycled into a shoe that ran dry (`game.recycle(ranks)`), change only what the
+shoe holds: the rules never see them and the transcript leaves them out.
 """
 
 from __future__ import annotations
@@ -253,6 +256,24 @@ class Game:
         self.check_legal(due, action)
         self._act(action)
         self.transcript.append(DecisionEvent(due.seat, action))
+
+    def burn(self, rank: int | None) -> None:
+        """A card burned from the shoe: out of the shoe, unseen by the rules and kept out of the
+        transcript. `rank` is None for a card burned face down (a physical shoe), whose rank the
+        shoe still counts as possible; raise IllegalAction if the shoe cannot give it."""
+        if rank is not None:
+            self.shoe.take(rank)
+        elif len(self.shoe):
+            self.shoe.unseen += 1
+        else:
+            raise IllegalAction("The shoe is empty: there is no card left to burn.")
+
+    def recycle(self, ranks) -> None:
+        """The shoe ran dry mid-hand and now holds the discards shuffled again: `ranks` counts
+        them by rank (index 0 unused). The rules do not see it; raise IllegalAction if the shoe
+        could not hold them."""
+        refilled = Shoe(self.shoe.decks, ranks)
+        self.shoe.remaining, self.shoe.unseen = refilled.remaining, 0
 
     def check_legal(self, due: DecisionDue, action: Action) -> None:
         if action.move not in due.moves:

@@ -17,7 +17,7 @@ from ledger.models import Account, Posting, Transaction
 from tables.games import IllegalAction
 from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Recycle, Shift, Table, TableCount
 from tables.selectors import open_shifts, supervised_pits, tables_visible_to
-from tables.services.engine import UNREVEALED, feed, start_engine
+from tables.services.engine import UNREVEALED, replay
 
 HANDS_PER_PAGE = 25
 HISTORY_ROWS = 50  # counts, fills and credits, incidents: the latest this many on a table's history
@@ -123,7 +123,7 @@ def hands_in_progress(table_ids: list[int]) -> dict[int, dict]:
 def next_step(hand: Hand, events: list):
     """What the hand waits for (the engine's `next`), or the IllegalAction its records raise."""
     try:
-        return feed(start_engine(hand), sorted(events, key=lambda event: event.seq)).next
+        return replay(hand, events).next
     except IllegalAction as error:
         return error
 

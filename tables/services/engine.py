@@ -1,18 +1,19 @@
 """The bridge between a recorded hand and the rules engine.
 
-A hand's engine is rebuilt from its start record and its card events and
-decisions in sequence order: the same replay an auditor runs. Cards are read
-as dealt (`CardEvent.objects.as_dealt()`): a corrected card plays its corrected rank.
+A hand's engine is rebuilt by `replay`: its setup record (`Hand.setup`, a
+`tables.games.HandSetup`) started, then its card events, decisions and recycles
+fed in sequence order. It is the one replay: the services check every step with
+it, and the tablet's screen, the pit and the audit read the same game. Cards are read as dealt
+(`CardEvent.objects.as_dealt()`): a corrected card plays its corrected rank.
 """
 
 from collections.abc import Iterable
 
 from django.db.models import Prefetch, prefetch_related_objects
 
-from tables.games import Action, Move, new_game
+from tables.games import Action, HandSetup, Move
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
-from tables.games.cards import Shoe as EngineShoe
 from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Receiver, Recycle
 
 # Cards counted off but never revealed (Blackstone) stay out of the replay: they
@@ -32,27 +33,6 @@ def plain(value):
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
     return value
-
-
-def engine_state(hand: Hand) -> dict:
-    state = dict(hand.state)
-    if "in_play" in state:
-        state["in_play"] = seat_keyed(state["in_play"])
-    return state
-
-
-def start_engine(hand: Hand) -> Game:
-    before = hand.shoe_before
-    shoe = EngineShoe(hand.shoe.decks, remaining=before["remaining"], unseen=before["unseen"])
-    return new_game(
-        hand.game,
-        hand.seats,
-        seat_keyed(hand.stakes),
-        hand.options,
-        hand.carry_in,
-        shoe,
-        **engine_state(hand),
-    )
 
 
 HAND_RECORDS = (
@@ -78,7 +58,7 @@ def hand_records(hand: Hand) -> Hand:
 
 def hand_records_again(hand: Hand) -> Hand:
     """Read the hand's records again, after a step wrote some it did not keep (a recycle)."""
-    for name in RECORD_LISTS:
+    for name in [*RECORD_LISTS, "engine"]:
         hand.__dict__.pop(name, None)
     return hand_records(hand)
 
@@ -90,39 +70,42 @@ def hand_records_none(hand: Hand) -> Hand:
     return hand
 
 
-def replay(hand: Hand, cards: Iterable[CardEvent], decisions: Iterable[Decision],
-           recycles: Iterable[Recycle]) -> Game:
-    """The hand's game fed with these records of it (raises IllegalAction if they do not replay)."""
-    dealt = [card for card in cards if card.receiver != UNREVEALED]
-    return feed(start_engine(hand), sorted([*dealt, *decisions, *recycles], key=lambda event: event.seq))
-
-
-def feed(game: Game, events: Iterable) -> Game:
-    """Play the hand's events, in sequence order, into `game`. A recycle refills the engine's
-    shoe with the discards; the burns after it leave the shoe without the rules seeing them."""
-    for event in events:
-        if isinstance(event, Recycle):
-            game.shoe.remaining, game.shoe.unseen = list(event.ranks), 0
-        elif isinstance(event, Decision):
-            game.act(Action.parse(event.action))
-        elif event.receiver == Receiver.BURN:
-            _burn(game.shoe, event.rank)
-        else:
-            game.deal(event.rank)
+def replay(hand: Hand, events: Iterable | None = None) -> Game:
+    """The hand's game: its setup started and `events` (its card events, decisions and recycles;
+    default: those `hand_records` holds) fed in sequence order. Raises IllegalAction if they do
+    not replay. Cards never revealed are left out; a burn and a recycle are the engine's shoe
+    steps (`Game.burn`, `Game.recycle`)."""
+    if events is None:
+        hand_records(hand)
+        events = [*hand.card_list, *hand.decision_list, *hand.recycle_list]
+    game = HandSetup.from_record(hand.setup).start()
+    for event in sorted(events, key=lambda event: event.seq):
+        _step(game, event)
     return game
 
 
-def _burn(shoe: EngineShoe, rank: int | None) -> None:
-    if rank is None:
-        shoe.unseen += 1
-    else:
-        shoe.take(rank)
+def _step(game: Game, event) -> None:
+    if isinstance(event, Recycle):
+        game.recycle(event.ranks)
+    elif isinstance(event, Decision):
+        game.act(Action.parse(event.action))
+    elif event.receiver == Receiver.BURN:
+        game.burn(event.rank)
+    elif event.receiver != UNREVEALED:
+        game.deal(event.rank)
+
+
+def hand_game(hand: Hand) -> Game:
+    """The hand's game as its records leave it: the engine the service's step that returned
+    `hand` left on it (`hand.engine`, checked and moved on by that step), else `replay`."""
+    if "engine" not in hand.__dict__:
+        hand.engine = replay(hand)
+    return hand.engine
 
 
 def engine_for(hand: Hand) -> Game:
-    """The hand's game as its records in the database leave it."""
-    cards = CardEvent.objects.as_dealt().filter(hand=hand)
-    return replay(hand, cards, *(model.objects.filter(hand=hand) for model in (Decision, Recycle)))
+    """The hand's game as the database holds its records now, whatever `hand` already holds."""
+    return replay(hand_records_again(hand))
 
 
 def unrevealed_after_last_take(transcript: list) -> int:

@@ -9,6 +9,7 @@ only through the ledger service, in the same transaction.
 """
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from django.db import transaction
@@ -20,8 +21,8 @@ from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
-from tables.games import Action, CardDue, DecisionDue, IllegalAction, Move, new_game
-from tables.games.cards import Shoe as EngineShoe
+from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move
+from tables.games.base import Game as Engine
 from tables.models import (
     ApprovalRequest,
     CardEvent,
@@ -172,12 +173,13 @@ def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS
 
 
 def _engine(hand: Hand):
-    """The locked hand's game, replayed from its records (read once: `hand_records`)."""
-    hand_records(hand)
+    """The locked hand's game, replayed from its records (read once: `hand_records`) and kept on
+    the hand (`hand.engine`): the step moves it on, and its answer screen reads it as it is."""
     try:
-        return replay(hand, hand.card_list, hand.decision_list, hand.recycle_list)
+        hand.engine = replay(hand)
     except IllegalAction as error:  # records that no longer replay: never expected
         raise HandError(f"Hand {hand.number}'s records do not replay: {error}") from error
+    return hand.engine
 
 
 # Starting
@@ -191,32 +193,42 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)
     seats, stakes, commitments = _stakes(table, sessions, bets)
-    options, state = _engine_setup(table, shoe, seats)
-    carry = account_get(kind=Account.Kind.CARRY, table=table).balance
-    shoe_before = {"remaining": shoe_known_remaining(shoe), "unseen": shoe_unseen(shoe)}
-    try:
-        engine_shoe = EngineShoe(shoe.decks, shoe_before["remaining"], shoe_before["unseen"])
-        game = new_game(table.game, seats, stakes, options, carry, engine_shoe, **state)
-    except IllegalAction as error:
-        raise HandError(str(error)) from error
+    setup, game = _setup(table, shoe, seats, stakes)
     hand = Hand.objects.create(
         table=table,
         shoe=shoe,
         number=_next_number(table),
         game=table.game,
-        seats=list(seats),
+        setup=setup.to_record(),
         sessions={str(seat): sessions[seat].pk for seat in seats},
-        stakes={str(seat): stake for seat, stake in stakes.items()},
-        carry_in=carry,
         committed={str(seat): amount for seat, amount in commitments.items() if amount},
-        options=game.options.as_record(),
-        state=state,
-        shoe_before=shoe_before,
         started_at=timezone.now(),
         started_by=by,
     )
     _post_commitments(hand, by)
+    hand.engine = game
     return hand_records_none(hand)
+
+
+def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -> tuple[HandSetup, Engine]:
+    """The hand's setup, with the options in force as the engine records them, and its game."""
+    options, state = _engine_setup(table, shoe, seats)
+    setup = HandSetup(
+        game=table.game,
+        seats=tuple(seats),
+        stakes=stakes,
+        options=options,
+        carry=account_get(kind=Account.Kind.CARRY, table=table).balance,
+        state=state,
+        decks=shoe.decks,
+        remaining=tuple(shoe_known_remaining(shoe)),
+        unseen=shoe_unseen(shoe),
+    )
+    try:
+        game = setup.start()
+    except IllegalAction as error:
+        raise HandError(str(error)) from error
+    return replace(setup, options=game.options.as_record()), game
 
 
 def _playable_shoe(table: Table) -> Shoe:
@@ -297,7 +309,7 @@ def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dic
         options["button"] = _next_button(seats, result.get("button"))
     if table.game == Game.PAIRS and options.get("continuous") and "in_play" in result:
         if last.seats == seats and not result.get("game_over"):
-            state = {"in_play": result["in_play"], "to_act": result.get("next_to_act")}
+            state = {"in_play": seat_keyed(result["in_play"]), "to_act": result.get("next_to_act")}
     return options, state
 
 

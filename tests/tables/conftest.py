@@ -134,12 +134,13 @@ def decide(hand, action, by):
 
 
 def play(hand, cards, decisions, by):
-    """Feed cards and decisions in the order the hand asks for them."""
-    from tables.services.engine import engine_for
+    """Feed cards and decisions in the order the hand asks for them (as the engine each step left
+    on the hand it returned says)."""
+    from tables.services.engine import hand_game
 
     cards, decisions = list(cards), list(decisions)
     while True:
-        game = engine_for(hand)
+        game = hand_game(hand)
         if game.finished:
             return hand
         if isinstance(game.next, CardDue):

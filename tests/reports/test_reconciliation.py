@@ -6,8 +6,9 @@ from ledger.models import Account
 from ledger.services import account_get
 from reports.models import Report
 from reports.periods import today
-from tables.models import CardEvent, Incident, Shoe
-from tables.services import hand_start, shift_end, shift_start, shoe_retire, shoe_start
+from tables.models import CardEvent, Incident, SeatSession, Shoe
+from tables.services import hand_start, seat_close, shift_end, shift_start, shoe_retire, shoe_start
+from tests.tables.conftest import open_with_count
 from tests.tables.test_recycle import play_system_pairs
 
 from .conftest import count, key, lifting_protection, open_table, play_out, rocket_hands, run, seat, seated
@@ -28,6 +29,12 @@ def reconcile(**params):
 
 
 @pytest.fixture
+def rocket(pit, pete):
+    """Rocket 1 with its tray filled, not yet opened: these tests open and close it with their counts."""
+    return open_table(pit, pete, "rocket", "Rocket 1", 10, 500, decks=8, opened=False)
+
+
+@pytest.fixture
 def on_duty(rocket, dana, pete):
     """dana deals at Rocket 1 and pete runs its pit: both may sign its counts."""
     shift_start(user=dana, table=rocket, by=pete)
@@ -43,7 +50,14 @@ def session(on_duty, rocket, dana, pete):
     return opener
 
 
+def cash_out_all(table, by) -> None:
+    """Every player leaves: a closing count needs every seat closed."""
+    for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
+        seat_close(session=session, by=by, key=key())
+
+
 def test_a_clean_session_reconciles_chips_cards_hands_and_chain(session, rocket, dana, pete):
+    cash_out_all(rocket, dana)
     count(rocket, "closer", tray(rocket), dana, pete)
 
     result = reconcile(session=session.pk)
@@ -59,6 +73,7 @@ def test_a_clean_session_reconciles_chips_cards_hands_and_chain(session, rocket,
 
 
 def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):
+    cash_out_all(rocket, dana)
     count(rocket, "closer", tray(rocket) - 25, dana, pete)
 
     result = reconcile(session=session.pk)
@@ -162,6 +177,7 @@ def test_a_changed_order_no_longer_verifies_and_its_dealt_cards_no_longer_match(
 
 
 def test_physical_shoe_incidents_are_listed(rocket, dana):
+    open_with_count(rocket)
     hand = rocket_hands(seated(rocket, dana), 1, dana)[0]
     Incident.objects.create(
         kind=Incident.Kind.RANK_REFUSED,
@@ -181,6 +197,7 @@ def test_physical_shoe_incidents_are_listed(rocket, dana):
 
 
 def test_a_shift_is_reconciled_over_its_own_hours(rocket, dana, pete):
+    open_with_count(rocket)
     seated(rocket, dana)
     rocket_hands(rocket, 1, dana)
     shift = shift_start(user=dana, table=rocket, by=pete)

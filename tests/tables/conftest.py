@@ -8,6 +8,8 @@ from django.contrib.auth.models import Group
 
 from casino.models import User
 from casino.roles import AUDITOR, DEALER, PIT_MANAGER, grant_role_permissions
+from ledger.models import Account
+from ledger.services import account_get
 from tables.games import CardDue
 from tables.models import Casino, Game, Pit, Shoe, Table, TableCount
 from tables.services import (
@@ -68,14 +70,16 @@ COUNT_TEAM = ("cora", "carl")  # pit managers who open the test tables, and are 
 
 
 def open_with_count(table: Table) -> TableCount:
-    """Open `table` as the pit does, with a signed count of its empty tray: the count team goes on
-    shift in its pit for the count and off again, so no test's own people are put on shift."""
+    """Open `table` as the pit does, with a signed count of its tray (right to the unit): the count
+    team goes on shift in its pit for the count and off again, so no test's own people are put on
+    shift."""
+    in_tray = account_get(kind=Account.Kind.TRAY, table=table).balance
     team = [User.objects.filter(username=name).first() or person(name, PIT_MANAGER) for name in COUNT_TEAM]
     shifts = [shift_start(user=member, pit=table.pit, by=member) for member in team]
     count = table_count(
         table=table,
         kind=TableCount.Kind.OPENER,
-        denominations={},
+        denominations={"1": in_tray} if in_tray else {},
         by=team[0],
         counter=SignatureGiven(team[0].username, f"{team[0].username}-password"),
         witness=SignatureGiven(team[1].username, f"{team[1].username}-password"),

@@ -149,7 +149,7 @@ def _check_rank(hand: Hand, card: CardEvent, rank) -> None:
         raise HandError(f"The card at step {card.seq} is already a {rank}: there is nothing to correct.")
     others = [other for other in hand.card_list if other is not card]
     try:
-        game = replay(hand, others, hand.decision_list, hand.recycle_list)
+        game = replay(hand, [*others, *hand.decision_list, *hand.recycle_list])
         game.shoe.check(rank)
         game.deal(rank)
     except IllegalAction as error:

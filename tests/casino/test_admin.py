@@ -124,8 +124,11 @@ def floor(db):
     paul = person("paul", "Pit manager")
     pit = Pit.objects.create(casino=Casino.objects.create(name="Riverside"), name="Pit 1")
     far = Pit.objects.create(casino=Casino.objects.create(name="Lakeside"), name="Pit 9")
-    rocket = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8)
-    electronic = open_table(far, pete, Game.ROCKET, "Electronic", 10, 500, decks=8, kind=Shoe.Kind.SYSTEM)
+    # opened below with counts of their own
+    rocket = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8, opened=False)
+    electronic = open_table(
+        far, pete, Game.ROCKET, "Electronic", 10, 500, decks=8, kind=Shoe.Kind.SYSTEM, opened=False
+    )
     shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=olga, table=electronic, by=pete)
     shift_start(user=pete, pit=pit, by=pete)

@@ -124,7 +124,7 @@ from tables.services import shoes as shoe_service
 from tables.services.engine import engine_for
 from tables.services.seating import SEATS_PER_GAME
 
-from .conftest import person
+from .conftest import open_with_count, person
 
 pytestmark = pytest.mark.django_db
 
@@ -272,6 +272,7 @@ class TableMachine(RuleBasedStateMachine):
         table = Table.objects.create(pit=self.pit, name=game.title(), game=game, **fields)
         tray_fill(table=table, amount=OPENING[game], by=self.people["pete"], key=self.key())
         self.cage_out[game] += OPENING[game]
+        open_with_count(table)  # a closed table seats and deals nobody
         return table
 
     def teardown(self):

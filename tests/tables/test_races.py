@@ -69,7 +69,7 @@ def test_eight_retries_with_one_key_are_applied_once_with_one_answer(waiting_han
 TABLE_WRITES = {
     "hand start": lambda table, by: hand_start(table=table, bets={1: 10, 2: 10}, by=by, key=key()),
     "seat opened": lambda table, by: seat(table, 6, 100, by),
-    "shoe started": lambda table, by: shoe_start(table=table, decks=8, by=by, key=key()),
+    "shoe started": lambda table, by: shoe_start(table=table, decks=8, reason="Test", by=by, key=key()),
 }
 
 

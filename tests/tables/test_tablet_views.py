@@ -859,11 +859,6 @@ def test_a_pairs_round_whose_next_cannot_start_still_settles(client, pairs_round
     assert Hand.objects.filter(table=table).count() == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_engine_setup hands the engine the stacks in play keyed by seat strings, which it refuses:"
-    " no Continuous Pairs hand after the first starts (hand_start alike). Left to the hand-setup work.",
-)
 def test_a_continuous_pairs_round_goes_on_with_the_stacks_still_in_play(client, pit, dana, pete):
     hand = pairs_variant(client, pit, dana, pete, {"continuous": True}, 4, 6)
     hand = decide(hand, ("fold", 1, 4), dana)  # seat 1 takes its own 4: seat 2's 6 stays in play

@@ -225,9 +225,13 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
         hand = Hand.objects.filter(table=table, status__in=Hand.OPEN).first()
         if hand is None:
             raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
-        seq = hand.seq if data["expected_seq"] is None else data["expected_seq"]
-        hand = hand_record_card(
-            hand=hand, rank=data["rank"], by=request.user, device=device(request), expected_seq=seq, key=key
+        hand = hand_record_card(  # no expected_seq: the shoe's cards come in the order they leave it
+            hand=hand,
+            rank=data["rank"],
+            by=request.user,
+            device=device(request),
+            expected_seq=data["expected_seq"],
+            key=key,
         )
         return hand_response(hand, status.HTTP_201_CREATED)
 

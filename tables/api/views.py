@@ -28,6 +28,7 @@ from tables.services import (
     HandError,
     SignatureGiven,
     approval_decide,
+    approval_withdraw,
     hand_correct_card,
     hand_decide,
     hand_record_card,
@@ -429,6 +430,26 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
         return self._decide(request, approve=False)
+
+    def get_permissions(self):
+        if self.action == "withdraw":  # the one who asked, a dealer or a pit manager at the table
+            return [IsAuthenticated(), DealsAtTheTable()]
+        return super().get_permissions()
+
+    @extend_schema(
+        summary="Withdraw a pending request you asked for, with a reason",
+        request=s.ApprovalWithdrawSerializer,
+        responses={200: s.ApprovalSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request, pk=None):
+        pending, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.ApprovalWithdrawSerializer, request)
+        withdrawn = approval_withdraw(
+            request=pending, by=request.user, **data, device=device(request), key=key
+        )
+        return Response(s.ApprovalSerializer(withdrawn).data)
 
     def _decide(self, request, *, approve: bool) -> Response:
         pending, key = self.get_object(), idempotency_key(request)

@@ -546,6 +546,7 @@ class ApprovalRequest(Sealed, models.Model):
         PENDING = "pending", "Pending"
         APPROVED = "approved", "Approved"
         REJECTED = "rejected", "Rejected"
+        WITHDRAWN = "withdrawn", "Withdrawn by the one who asked"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="approval_requests")

@@ -15,6 +15,7 @@ urlpatterns = [
     path("counts/<int:count_id>/", pit.count_result, name="count"),
     path("approvals/", pit.approvals_page, name="approvals"),
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),
+    path("approvals/<int:request_id>/withdraw/", pit.approval_withdraw_view, name="withdraw"),
     path("hands/<int:hand_id>/", pit.hand_page, name="hand"),
     path("slips/", pit.slips_this_year, name="slips_now"),
     path("slips/<int:year>/", pit.slips_page, name="slips"),

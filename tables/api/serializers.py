@@ -143,6 +143,10 @@ class ApprovalFilter(serializers.Serializer):
     )
 
 
+class ApprovalWithdrawSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, help_text="Why the request is taken back.")
+
+
 class ApprovalDecisionSerializer(serializers.Serializer):
     reason = serializers.CharField(
         max_length=500, allow_blank=True, default="", help_text="Required to reject; optional to approve."

@@ -28,6 +28,7 @@ from tables.services import (
     HandError,
     SignatureGiven,
     approval_decide,
+    approval_withdraw,
     hand_correct_card,
     hand_decide,
     hand_record_card,
@@ -225,9 +226,13 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
         hand = Hand.objects.filter(table=table, status__in=Hand.OPEN).first()
         if hand is None:
             raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
-        seq = hand.seq if data["expected_seq"] is None else data["expected_seq"]
-        hand = hand_record_card(
-            hand=hand, rank=data["rank"], by=request.user, device=device(request), expected_seq=seq, key=key
+        hand = hand_record_card(  # no expected_seq: the shoe's cards come in the order they leave it
+            hand=hand,
+            rank=data["rank"],
+            by=request.user,
+            device=device(request),
+            expected_seq=data["expected_seq"],
+            key=key,
         )
         return hand_response(hand, status.HTTP_201_CREATED)
 
@@ -425,6 +430,26 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
         return self._decide(request, approve=False)
+
+    def get_permissions(self):
+        if self.action == "withdraw":  # the one who asked, a dealer or a pit manager at the table
+            return [IsAuthenticated(), DealsAtTheTable()]
+        return super().get_permissions()
+
+    @extend_schema(
+        summary="Withdraw a pending request you asked for, with a reason",
+        request=s.ApprovalWithdrawSerializer,
+        responses={200: s.ApprovalSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request, pk=None):
+        pending, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.ApprovalWithdrawSerializer, request)
+        withdrawn = approval_withdraw(
+            request=pending, by=request.user, **data, device=device(request), key=key
+        )
+        return Response(s.ApprovalSerializer(withdrawn).data)
 
     def _decide(self, request, *, approve: bool) -> Response:
         pending, key = self.get_object(), idempotency_key(request)

@@ -35,6 +35,12 @@ class TrayForm(ChipsForm):
     secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH)
 
 
+class WithdrawForm(KeyedForm):
+    """The one who asked takes a pending request back, saying why."""
+
+    reason = forms.CharField(label="Why withdraw it", max_length=500)
+
+
 class DecideForm(KeyedForm):
     """Approve or reject a request; approving a fill or credit signs its slip with `secret`,
     which the service asks for (a request that signs nothing takes none)."""

@@ -29,6 +29,7 @@ from tables.selectors import sees_every_table, user_can_deal, user_can_supervise
 from tables.services import (
     SignatureGiven,
     approval_decide,
+    approval_withdraw,
     credit_request,
     fill_request,
     slips_report,
@@ -37,7 +38,7 @@ from tables.services import (
 )
 
 from . import presenters, selectors
-from .forms import CountForm, DecideForm, TrayForm
+from .forms import CountForm, DecideForm, TrayForm, WithdrawForm
 
 # Permissions: each raises NotAllowed, which the pages answer with the 403 page.
 
@@ -50,6 +51,10 @@ def may_watch(user) -> bool:
 def check_watch(user, _=None) -> None:
     if not may_watch(user):
         raise NotAllowed("The pit screens are for pit managers and auditors.")
+
+
+def check_watch_table_of(user, approval: ApprovalRequest) -> None:
+    check_watch_table(user, approval.table)
 
 
 def check_watch_table(user, table: Table) -> None:
@@ -137,7 +142,7 @@ def decide_failed(request, approval: ApprovalRequest, error: DomainError, form) 
 
 
 def decided(request: HttpRequest, approval: ApprovalRequest) -> HttpResponse:
-    verb = "Approved" if approval.status == ApprovalRequest.Status.APPROVED else "Rejected"
+    verb = approval.get_status_display().split(" ")[0]  # Approved, Rejected, Withdrawn
     messages.success(request, f"{verb}: {approval.get_kind_display().lower()} at {approval.table}.")
     return redirect("pit:approvals")
 
@@ -163,6 +168,15 @@ def approval_decide_view(request: HttpRequest, approval: ApprovalRequest, form) 
         secret=data["secret"],
         device=device(request),
         key=data["key"],
+    )
+
+
+@APPROVAL.action(WithdrawForm, done=decided, check=check_watch_table_of)
+def approval_withdraw_view(request: HttpRequest, approval: ApprovalRequest, form) -> ApprovalRequest:
+    """The requester takes the request back (the service refuses anyone else)."""
+    data = form.cleaned_data
+    return approval_withdraw(
+        request=approval, by=request.user, reason=data["reason"], device=device(request), key=data["key"]
     )
 
 

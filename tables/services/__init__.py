@@ -1,6 +1,6 @@
 """Every write at a table, as plain functions named `<entity>_<verb>`."""
 
-from .approvals import approval_decide, correction_request, hand_void_request
+from .approvals import approval_decide, approval_withdraw, correction_request, hand_void_request
 from .card_corrections import hand_correct_card
 from .counts import table_count, table_is_open
 from .hands import (
@@ -31,6 +31,7 @@ __all__ = [
     "HandError",
     "RankRefused",
     "approval_decide",
+    "approval_withdraw",
     "hand_void_request",
     "shift_end",
     "shift_start",

@@ -75,6 +75,16 @@ def approval_decide(
     return ApprovalRequest.objects.get(pk=answer["request"])
 
 
+def approval_withdraw(
+    *, request: ApprovalRequest, by, reason: str, device: str = "", key: str
+) -> ApprovalRequest:
+    """The member of staff who asked takes a pending request back (with a reason, audited), so a
+    request nobody can decide does not hold its hand or its slip: what a rejection undoes is undone."""
+    fingerprint = {"op": "withdraw", "request": request.pk, "reason": reason}
+    work = partial(_withdraw, request.pk, by, reason, device)
+    return ApprovalRequest.objects.get(pk=run_once(key=key, request=fingerprint, by=by, work=work)["request"])
+
+
 def correction_request(
     *, transaction: Transaction, by, reason: str, key: str, taken: int | None = None
 ) -> ApprovalRequest:
@@ -137,27 +147,65 @@ def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
 
 
 def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device: str) -> dict:
-    # of=self: the hand is an outer join, which PostgreSQL will not lock (it is locked next).
-    request = (
-        ApprovalRequest.objects.select_for_update(of=("self",), no_key=True)
-        .select_related("table", "hand")
-        .get(pk=request_id)
-    )
+    request = _lock_request(request_id)
     _check_decider(request, by, approve, reason)
-    hand = Hand.objects.select_for_update(no_key=True).get(pk=request.hand_id) if request.hand_id else None
+    hand = _lock_hand_of(request)
     if approve and hand is not None:
         _check_nothing_else_pending(request, hand)
     if approve:
         _carry_out(request, hand, by, secret, device)
-    elif request.kind == ApprovalRequest.Kind.PAYOUT:
-        hand.status = Hand.Status.IN_PROGRESS  # back to the dealer: settle again or ask for a void
+    else:
+        _undo(request, hand, by, f"Rejected: {reason.strip()}")
+    status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
+    _close(request, hand, by, status, reason, device)
+    return {"request": request.pk}
+
+
+def _withdraw(request_id: int, by, reason: str, device: str) -> dict:
+    request = _lock_request(request_id)
+    if request.status != ApprovalRequest.Status.PENDING:
+        raise DomainError(f"This request was already {request.get_status_display().lower()}.")
+    if by.pk != request.requested_by_id:
+        raise NotAllowed("Only the member of staff who asked may withdraw this request.")
+    if not reason.strip():
+        raise DomainError("Say why: withdrawing a request needs a reason.")
+    hand = _lock_hand_of(request)
+    _undo(request, hand, by, f"Withdrawn: {reason.strip()}")
+    _close(request, hand, by, ApprovalRequest.Status.WITHDRAWN, reason, device)
+    return {"request": request.pk}
+
+
+def _lock_request(request_id: int) -> ApprovalRequest:
+    # of=self: the hand is an outer join, which PostgreSQL will not lock (it is locked next).
+    return (
+        ApprovalRequest.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("table", "hand")
+        .get(pk=request_id)
+    )
+
+
+def _lock_hand_of(request: ApprovalRequest) -> Hand | None:
+    return Hand.objects.select_for_update(no_key=True).get(pk=request.hand_id) if request.hand_id else None
+
+
+def _undo(request: ApprovalRequest, hand: Hand | None, by, why: str) -> None:
+    """What a request that is not carried out leaves: a payout goes back to the dealer (settle again
+    or ask for a void), a fill's or credit's slip is voided; a void request simply unfreezes."""
+    if request.kind == ApprovalRequest.Kind.PAYOUT:
+        hand.status = Hand.Status.IN_PROGRESS
     elif request.kind in MONEY_ON_A_SLIP:
-        slip_void(slip=request.slips.get(), by=by, reason=f"Rejected: {reason.strip()}")
+        slip_void(slip=request.slips.get(), by=by, reason=why)
+
+
+def _close(request: ApprovalRequest, hand: Hand | None, by, status: str, reason: str, device: str) -> None:
+    """Record the outcome: the hand's screens move on, the request sealed and audited."""
     if hand:
         hand.seq += 1
         hand.save(update_fields=["seq", "status"])
-    request.status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
-    request.decided_by, request.decided_at, request.decision_reason = by, timezone.now(), reason.strip()
+    request.status = status
+    # A withdrawal is decided by no one: the requester never decides their own request (a constraint).
+    decider = None if status == ApprovalRequest.Status.WITHDRAWN else by
+    request.decided_by, request.decided_at, request.decision_reason = decider, timezone.now(), reason.strip()
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])
     seal(request, table=request.table, event="decided")
     audit_record(
@@ -169,7 +217,6 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
         decision=request.status,
         reason=request.decision_reason,
     )
-    return {"request": request.pk}
 
 
 def _check_decider(request: ApprovalRequest, by, approve: bool, reason: str) -> None:

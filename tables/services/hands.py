@@ -84,9 +84,12 @@ def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: 
 
 
 def hand_record_card(
-    *, hand: Hand, rank: int | None, by, device: str = "", expected_seq: int, key: str
+    *, hand: Hand, rank: int | None, by, device: str = "", expected_seq: int | None, key: str
 ) -> Hand:
     """Record the card that left the shoe for whoever the rules say is due one.
+
+    `expected_seq` is the step the dealer's screen showed; None for a card-reading shoe, which
+    shows nothing and reads cards in the order they leave it: its retry is then the same request.
 
     A physical shoe needs the keyed `rank`; a system-shuffled shoe gives its
     next card (a keyed rank must match it). A shoe whose count says it is empty
@@ -152,7 +155,7 @@ def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand
     return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])
 
 
-def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
+def lock_hand(hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
     state; a pending void freezes the hand until the pit decides."""
     locked = Hand.objects.select_for_update(of=("self",), no_key=True)
@@ -161,7 +164,7 @@ def lock_hand(hand_id: int, expected_seq: int, statuses=(Hand.Status.IN_PROGRESS
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
         )
-    if hand.seq != expected_seq:
+    if expected_seq is not None and hand.seq != expected_seq:
         raise Conflict(
             f"Hand {hand.number} has moved on (your screen shows step {expected_seq}, it is at step "
             f"{hand.seq}). Refresh the screen."

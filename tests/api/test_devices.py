@@ -107,6 +107,19 @@ def test_a_key_claimed_first_by_another_account_neither_blocks_nor_answers_the_s
     assert [(c.rank, c.keyed_by.username) for c in cards] == [(5, "dana"), (9, "shoe-rocket-1")]
 
 
+def test_a_shoe_retrying_a_card_whose_answer_it_lost_gets_the_first_answer_and_one_card(
+    shoe_device, open_hand, rocket
+):
+    first = read_card(shoe_device, rocket, 5, HTTP_IDEMPOTENCY_KEY="shoe-read-7")
+    before = records()
+
+    again = read_card(shoe_device, rocket, 5, HTTP_IDEMPOTENCY_KEY="shoe-read-7")
+
+    assert (first.status_code, again.status_code) == (201, 201) and again.json() == first.json()
+    assert records() == before
+    assert CardEvent.objects.filter(hand_id=open_hand["hand"]).count() == 1
+
+
 def test_a_shoe_giving_the_sequence_it_saw_is_told_when_the_hand_moved_on(shoe_device, open_hand, rocket):
     read_card(shoe_device, rocket, 5)
     before = records()

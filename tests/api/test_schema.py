@@ -73,7 +73,7 @@ def test_every_change_at_a_table_needs_a_key_and_documents_its_refusals(schema):
         if method == "post" and path.startswith(TABLE_OPERATIONS)
     ]
 
-    assert len(changes) == 14
+    assert len(changes) == 15
     for path, operation in changes:
         headers = {p["name"]: p for p in operation["parameters"] if p["in"] == "header"}
         assert headers["Idempotency-Key"]["required"] is True, path

@@ -119,3 +119,26 @@ def test_reconciliation_flags_a_fill_and_a_hand_while_the_table_was_closed(rocke
     assert [(item["where"].rsplit(" at ", 1)[0], item["problem"]) for item in findings] == [
         ("Rocket 1, fill (cage to tray)", "posted while the table was closed")
     ]
+
+
+def test_the_tablet_and_the_api_refuse_a_closed_table_with_the_sentence(never_opened, dana, pete, client):
+    from tests.api.conftest import Client as ApiClient
+
+    shift_start(user=dana, table=never_opened, by=pete)
+    client.force_login(dana)
+    api = ApiClient()
+    api.force_authenticate(dana)
+    before = written()
+
+    page = client.get(f"/tablet/{never_opened.pk}/").content.decode()
+    tapped = client.post(
+        f"/tablet/{never_opened.pk}/seats/", {"seat": 1, "buy_in": 100, "player_name": "", "key": key()}
+    )
+    sent = api.change(f"/api/tables/{never_opened.pk}/seats/", {"seat": 1, "buy_in": 100})
+    started = api.change(f"/api/tables/{never_opened.pk}/hands/", {"bets": {"1": 10}})
+
+    assert "Rocket 9 is closed: a pit manager opens it with a signed opening count" in page
+    assert tapped.status_code == 400 and "Rocket 9 is closed" in tapped.content.decode()
+    assert sent.status_code == 400 and "Rocket 9 is closed" in sent.json()["detail"]
+    assert started.status_code == 400 and "Rocket 9 is closed" in started.json()["detail"]
+    assert written() == before

@@ -1,0 +1,116 @@
+"""The member of staff who asked takes a pending request back (issue 14, point 6): an approval
+nobody decides cannot hold a hand or a slip for ever. Withdrawing undoes what a rejection undoes,
+and is sealed and audited; nobody else may withdraw."""
+
+import pytest
+from django.core.management import call_command
+
+from casino.errors import DomainError, NotAllowed
+from casino.models import AuditEvent
+from tables.models import ApprovalRequest, Hand, Slip
+from tables.services import approval_withdraw, fill_request, hand_start, hand_void_request, shift_start
+from tests.api.conftest import Client as ApiClient
+
+from .conftest import card, key, person, play, seat
+from .test_hands import settle
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def on_shift(rocket, dana, pete):
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    seat(rocket, 1, 500, dana)
+    return rocket
+
+
+def withdraw(request, by, reason="Asked by mistake."):
+    return approval_withdraw(request=request, by=by, reason=reason, device="tablet-1", key=key())
+
+
+def test_a_withdrawn_void_request_unfreezes_its_hand(on_shift, dana):
+    hand = hand_start(table=on_shift, bets={1: 10}, by=dana, key=key())
+    asked = hand_void_request(hand=hand, by=dana, reason="Misdeal?", expected_seq=hand.seq, key=key())
+
+    withdrawn = withdraw(asked, dana)
+
+    assert (withdrawn.status, withdrawn.decided_by, withdrawn.decision_reason) == (
+        ApprovalRequest.Status.WITHDRAWN, None, "Asked by mistake."
+    )
+    hand.refresh_from_db()
+    assert card(hand, 5, dana).seq == hand.seq + 1  # the hand goes on
+    event = AuditEvent.objects.get(action=AuditEvent.Action.APPROVAL)
+    assert (event.user, event.detail["decision"]) == (dana, "withdrawn")
+
+
+def test_a_withdrawn_payout_goes_back_to_the_dealer(on_shift, dana):
+    on_shift.payout_approval_threshold = 5
+    on_shift.save()
+    hand = hand_start(table=on_shift, bets={1: 100}, by=dana, key=key())
+    hand = settle(play(hand, [5, 9, 4, 9], [("hit",)], dana), dana)  # the dealer pairs: pays 90
+    assert hand.status == Hand.Status.AWAITING_APPROVAL
+
+    withdraw(ApprovalRequest.objects.get(hand=hand), dana)
+
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.IN_PROGRESS
+
+
+def test_a_withdrawn_fill_voids_its_slip(on_shift, dana):
+    asked = fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+
+    withdraw(asked, dana, "Found the chips.")
+
+    slip = Slip.objects.get(request=asked)
+    assert (slip.status, slip.void_reason) == (Slip.Status.VOIDED, "Withdrawn: Found the chips.")
+
+
+def test_only_the_one_who_asked_may_withdraw_and_only_with_a_reason(on_shift, dana, pete):
+    asked = fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+
+    with pytest.raises(NotAllowed, match="Only the member of staff who asked"):
+        withdraw(asked, pete)
+    with pytest.raises(DomainError, match="needs a reason"):
+        withdraw(asked, dana, " ")
+    asked.refresh_from_db()
+    assert asked.status == ApprovalRequest.Status.PENDING
+    withdraw(asked, dana)
+    with pytest.raises(DomainError, match="already withdrawn"):
+        withdraw(asked, dana)
+
+
+def test_a_withdrawal_is_sealed_so_the_ledger_still_verifies(on_shift, dana):
+    asked = fill_request(table=on_shift, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+    withdraw(asked, dana)
+
+    call_command("verify_ledger")  # raises (exits non-zero) on any finding
+
+
+def test_the_pit_page_offers_the_requester_a_withdrawal(client, on_shift, pete, dana):
+    petra = person("petra", "Pit manager")
+    shift_start(user=petra, pit=on_shift.pit, by=pete)
+    asked = fill_request(table=on_shift, denominations={"25": 4}, by=pete, secret="pete-password", key=key())
+    client.force_login(pete)
+
+    page = client.get("/pit/approvals/").content.decode()
+    answer = client.post(f"/pit/approvals/{asked.pk}/withdraw/", {"key": key(), "reason": "Not needed."})
+
+    assert f'action="/pit/approvals/{asked.pk}/withdraw/"' in page
+    assert answer.status_code == 302
+    asked.refresh_from_db()
+    assert asked.status == ApprovalRequest.Status.WITHDRAWN
+    client.force_login(petra)  # another manager sees no withdrawal form for it, and may not withdraw
+    refused = client.post(f"/pit/approvals/{asked.pk}/withdraw/", {"key": key(), "reason": "x"})
+    assert refused.status_code in (400, 403)
+
+
+def test_the_api_withdraws_a_void_the_dealer_asked_for(on_shift, dana):
+    hand = hand_start(table=on_shift, bets={1: 10}, by=dana, key=key())
+    asked = hand_void_request(hand=hand, by=dana, reason="Misdeal?", expected_seq=hand.seq, key=key())
+    api = ApiClient()
+    api.force_authenticate(dana)
+
+    answer = api.change(f"/api/approvals/{asked.pk}/withdraw/", {"reason": "Dealt right after all."})
+
+    assert answer.status_code == 200 and answer.json()["status"] == "withdrawn"

@@ -82,11 +82,6 @@ def refusals(*codes: int) -> dict[int, OpenApiResponse]:
             description="Not signed in (session), not on shift at this table, or a role that cannot "
             "change anything; nothing written.",
         ),
-        404: OpenApiResponse(
-            s.DetailSerializer,
-            description="No such record, or one at a table you do not see: the same answer for both; "
-            "nothing written.",
-        ),
         409: OpenApiResponse(
             s.DetailSerializer,
             description="The hand has moved on since `expected_seq`: refresh and decide again; "
@@ -96,9 +91,9 @@ def refusals(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: known[code] for code in codes}
 
 
-CHANGE_REFUSALS = refusals(400, 401, 403, 404)
-HAND_REFUSALS = refusals(400, 401, 403, 404, 409)
-READ_REFUSALS = refusals(401, 404)
+CHANGE_REFUSALS = refusals(400, 401, 403)
+HAND_REFUSALS = refusals(400, 401, 403, 409)
+READ_REFUSALS = refusals(401, 403)
 
 
 def idempotency_key(request) -> str:

@@ -207,7 +207,9 @@ FORMS = {
 
 @pytest.mark.parametrize("who", PEOPLE)
 @pytest.mark.parametrize("name", FORMS)
-def test_each_form_is_applied_for_whom_it_should_and_a_refusal_writes_nothing(everyone, places, floor, name, who):
+def test_each_form_is_applied_for_whom_it_should_and_a_refused_one_writes_nothing(
+    everyone, places, floor, name, who
+):
     from casino.roles import PIT_MANAGER
 
     shift_start(user=person("petra", PIT_MANAGER), pit=floor.pit, by=everyone["pete"])  # a second witness
@@ -266,11 +268,13 @@ def test_a_table_shows_open_or_closed_as_table_is_open_says(to_open, dana, pete)
     as_pete = signed_in(pete)
 
     assert not table_is_open(to_open) and badges.findall(as_pete.get("/pit/").content.decode()) == [
-        '<span class="badge open">Open</span>', '<span class="badge closed">Closed</span>'
+        '<span class="badge open">Open</span>',
+        '<span class="badge closed">Closed</span>',
     ]
     as_dana.post(f"/pit/tables/{to_open.pk}/count/", {**count_post(c100=100), "kind": "opener"})
     assert table_is_open(to_open) and badges.findall(as_pete.get("/pit/").content.decode()) == [
-        '<span class="badge open">Open</span>', '<span class="badge open">Open</span>'
+        '<span class="badge open">Open</span>',
+        '<span class="badge open">Open</span>',
     ]
 
 

@@ -116,8 +116,8 @@ def nothing(request: HttpRequest, **kwargs) -> None:
 class Pages:
     """One family of pages: `fetch` the object a URL names (`fetch_seen`: Http404 if there is none
     among what the user sees; it takes the URL's arguments), `check` that the user may act on it
-    (raising NotAllowed), the plain
-    `refused` page (403) and the page drawn `failed`, again, with an error's sentence."""
+    (raising NotAllowed), the plain `refused` page (403) and the page drawn `failed`, again, with an
+    error's sentence."""
 
     fetch: Callable[..., Any]
     check: Check

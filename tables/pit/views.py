@@ -5,9 +5,9 @@ Every view goes through `casino.web.Pages`: it fetches the object, checks who ma
 for a form parses it, calls one service and answers with what the service returned. A table, count,
 hand or request at a table the user does not see is a 404, the same page as an id that does not
 exist (`casino.web.fetch_seen`). A user who sees it but may not use the page is answered 403 before
-any service runs, so nothing is written; a service's own refusal (a
-wrong password or PIN, the requester deciding their own request) re-renders the form with its
-sentence and status, as does a domain error (400). Every form carries an idempotency key minted
+any service runs, so nothing is written; a service's own refusal (a wrong password or PIN, the
+requester deciding their own request) re-renders the form with its sentence and status, as does a
+domain error (400). Every form carries an idempotency key minted
 when the page was rendered, so a resubmitted form is applied once; a successful post redirects
 (post/redirect/get).
 

@@ -7,11 +7,17 @@ it: `Pages.page` for a page that only reads, `Pages.action` for a form that call
 action renders what the service returned, never an object read before the service ran, so the
 answer to a tap shows the state the tap left (issue 13).
 
-Refusals write nothing: a user who may not act there at all gets the plain 403 page before any form
-is read; a form that does not parse, or a service that refuses (`casino.errors.DomainError`), gets
-the page again with the sentence and the error's status (400; 403 for a wrong signature or deciding
-one's own request; 409 for a stale screen). The REST API answers through DRF's exception handler
-(`tables.api.errors`), not through here.
+What a user may not see does not exist for them: every fetch that names a record goes through
+`fetch_seen`, which looks the id up among the records the user sees, so an id outside their scope
+answers 404 with the same page as an id that does not exist, and no refusal confirms that it exists
+or names its table. A record the user sees but may not act on gets the plain 403 page, with a
+sentence, before any form is read.
+
+Refusals write nothing: a form that does not parse, or a service that refuses
+(`casino.errors.DomainError`), gets the page again with the sentence and the error's status (400;
+403 for a wrong signature or deciding one's own request; 409 for a stale screen). The REST API
+answers through DRF's exception handler (`tables.api.errors`), not through here; its viewsets keep
+`get_queryset` to what the user sees, to the same effect.
 """
 
 import hashlib
@@ -24,7 +30,9 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_http_methods
 
 from casino.errors import DomainError, NotAllowed
@@ -81,6 +89,24 @@ def valid(form: forms.Form) -> forms.Form:
     return form
 
 
+def fetch_seen(scope: Callable[[Any], QuerySet], **lookups: str) -> Callable[..., Any]:
+    """The fetch of a record the URL names, looked up only among `scope(user)`, the records the
+    user sees: anything else is Http404, the very answer an id that does not exist gets, so a
+    refusal never confirms what the user may not see. `lookups` maps a field to the URL argument
+    giving its value (`pk="hand_id"`)."""
+
+    def fetch(request: HttpRequest, **kwargs) -> Any:
+        where = {field: kwargs[argument] for field, argument in lookups.items()}
+        return get_object_or_404(scope(request.user), **where)
+
+    return fetch
+
+
+def seen(user, obj) -> None:
+    """The check of a page that only shows its record: `fetch_seen` found it among what the user
+    sees, which is all the page asks."""
+
+
 def nothing(request: HttpRequest, **kwargs) -> None:
     """The fetch of pages that act on no one object (a list, a report to start)."""
     return None
@@ -88,9 +114,10 @@ def nothing(request: HttpRequest, **kwargs) -> None:
 
 @dataclass(frozen=True)
 class Pages:
-    """One family of pages: `fetch` the object a URL names (Http404 if there is none; it takes
-    the URL's arguments), `check` that the user may use it (raising NotAllowed), the plain
-    `refused` page (403) and the page drawn `failed`, again, with an error's sentence."""
+    """One family of pages: `fetch` the object a URL names (`fetch_seen`: Http404 if there is none
+    among what the user sees; it takes the URL's arguments), `check` that the user may act on it
+    (raising NotAllowed), the plain `refused` page (403) and the page drawn `failed`, again, with an
+    error's sentence."""
 
     fetch: Callable[..., Any]
     check: Check

@@ -1,8 +1,9 @@
 """Reports over HTTP: start one (POST), then read its status, progress and result (GET).
 
 `casino.api_urls` mounts these under /api/reports/. Who: as on the pages, anyone holding
-`reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403). Starting
-the same report twice answers with the same report.
+`reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403) the list
+and the start, and one report's id is 404 for them, as an id that does not exist. Starting the
+same report twice answers with the same report.
 """
 
 from drf_spectacular.utils import extend_schema
@@ -15,16 +16,20 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from reports.models import Report
+from reports.selectors import reports_seen
 from reports.services import ReportError, report_request
 
 PAGE_SIZE = 50
 
 
 class ReadsReports(BasePermission):
+    """The list and starting a report. One report is looked up among those the user sees
+    (`get_queryset`), so its id answers 404 to anyone else, as an id that does not exist would."""
+
     message = "Reports are for pit managers and auditors."
 
     def has_permission(self, request, view):
-        return request.user.has_perm("reports.view_report")
+        return view.detail or request.user.has_perm("reports.view_report")
 
 
 class ReportSerializer(serializers.ModelSerializer):
@@ -83,6 +88,9 @@ class ReportViewSet(ReadOnlyModelViewSet):
     serializer_class = ReportSerializer
     pagination_class = ReportPage
     queryset = Report.objects.select_related("requested_by").order_by("-requested_at", "-pk")
+
+    def get_queryset(self):
+        return reports_seen(super().get_queryset(), self.request.user)
 
     @extend_schema(request=StartSerializer, responses={202: ReportSerializer})
     def create(self, request):

@@ -233,3 +233,10 @@ def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict
         )
     )
     return [{**row, **{k: int(row[k] or 0) for k in ("drop", "win", "rake")}} for row in rows]
+
+
+def reports_seen(records: QuerySet, user) -> QuerySet:
+    """Reports or investigations as `user` sees them: all, for whoever holds `reports.view_report`
+    (pit managers, auditors, administrators); none for anyone else, so the pages and the API answer
+    their ids 404, as ids that do not exist."""
+    return records if user.has_perm("reports.view_report") else records.none()

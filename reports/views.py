@@ -1,6 +1,8 @@
 """Report pages: start a report, watch its progress, open it, download it; investigations.
 
-Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer is refused (403).
+Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer is refused (403) the
+lists and the start form, and a report or investigation id is 404 for them, as an id that does not
+exist (`casino.web.fetch_seen`, `reports.selectors.reports_seen`).
 Running a report changes no record of the floor, so an auditor, who changes nothing, may run one.
 Only a supervisor closes an investigation (the service says so, 403). Progress is polled with htmx;
 no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
@@ -9,14 +11,15 @@ no inline script. Every page goes through `casino.web.Pages`, as the tablet's an
 import csv
 
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 
 from casino.errors import DomainError, NotAllowed
-from casino.web import Pages, nothing
+from casino.web import Pages, fetch_seen, nothing
 from reports.charts import hold_chart_svg
 from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, StartForm
 from reports.models import Investigation, Report
+from reports.selectors import reports_seen
 from reports.services import investigation_close, report_request
 
 RECENT = 50  # reports listed on the start page
@@ -47,10 +50,10 @@ REPORTS = Pages(fetch=nothing, check=check_reports, refused=refused, failed=star
 
 
 def report_fetch(**where):
-    """The report of the URL's `pk`, further filtered by `where` (404 otherwise)."""
-    return lambda request, pk: get_object_or_404(
-        Report.objects.select_related("requested_by"), pk=pk, **where
-    )
+    """The report of the URL's `pk` among those the user sees, further filtered by `where` (404
+    otherwise)."""
+    reports = Report.objects.select_related("requested_by").filter(**where)
+    return fetch_seen(lambda user: reports_seen(reports, user), pk="pk")
 
 
 @REPORTS.page()
@@ -119,7 +122,7 @@ def render_investigations(request, *, error: str = "", status: int = 200) -> Htt
 
 
 INVESTIGATION = Pages(
-    fetch=lambda request, pk: get_object_or_404(Investigation, pk=pk),
+    fetch=fetch_seen(lambda user: reports_seen(Investigation.objects.all(), user), pk="pk"),
     check=check_reports,
     refused=refused,
     failed=lambda request, _, error, form: render_investigations(

@@ -22,8 +22,11 @@ def tables_visible_to(user) -> QuerySet[Table]:
     )
 
 
-def user_sees_table(user, table: Table) -> bool:
-    return tables_visible_to(user).filter(pk=table.pk).exists()
+def at_tables_seen(records: QuerySet, user, table: str = "table") -> QuerySet:
+    """`records` (hands, shoes, seat sessions, counts, requests: `table` is the path to their
+    table) kept to those at the tables `user` sees. Pages and the API look ids up here, so a
+    record at a table the user does not see answers as one that does not exist (404)."""
+    return records.filter(**{f"{table}__in": tables_visible_to(user)})
 
 
 def sees_every_table(user) -> bool:

@@ -2,9 +2,11 @@
 
 Every view goes through `casino.web.Pages` (`TABLE` and `HAND` below): it checks the user may deal
 at the table, parses the form, calls one service and answers with what the service returned, so
-the step, the next card and the chips on the answer are those the tap left. A refusal re-renders
-the screen with the service's sentence and its status: 400 for a domain error, 403 for a user who
-may not deal here, 409 for a stale screen; the services write nothing in any of those cases.
+the step, the next card and the chips on the answer are those the tap left. A table, seat or hand
+the user does not see (`tables_visible_to`) is a 404, the same as one that does not exist. A
+refusal re-renders the screen with the service's sentence and its status: 400 for a domain error,
+403 for a user who sees the table but may not deal here, 409 for a stale screen; the services
+write nothing in any of those cases.
 Without htmx a successful post redirects (post/redirect/get); with htmx the fresh fragment is
 swapped in.
 """
@@ -12,17 +14,17 @@ swapped in.
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
 from casino.errors import Conflict, DomainError, NotAllowed
-from casino.web import FreshKeys, KeyedForm, Pages, device, version
+from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_seen, seen, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
 from tables.screens import hand_screen, table_screen, with_typed_bets
-from tables.selectors import tables_visible_to, user_can_deal, user_sees_table
+from tables.selectors import at_tables_seen, tables_visible_to, user_can_deal
 from tables.services import (
     hand_correct_card,
     hand_decide,
@@ -42,11 +44,6 @@ RANKS = range(1, 11)
 
 
 # Permissions
-
-
-def check_view(user, table: Table) -> None:
-    if not user_sees_table(user, table):
-        raise NotAllowed(f"{table} is not one of your tables: you are not on shift there.")
 
 
 def check_deal(user, table: Table) -> None:
@@ -121,21 +118,25 @@ def hand_answer(request: HttpRequest, hand: Hand) -> HttpResponse:
 
 
 TABLE = Pages(
-    fetch=lambda request, table_id: get_object_or_404(Table.objects.select_related("pit"), pk=table_id),
+    fetch=fetch_seen(tables_visible_to, pk="table_id"),
     check=check_deal,
     refused=refused,
     failed=table_failed,
 )
 SEAT = Pages(
-    fetch=lambda request, table_id, session_id: get_object_or_404(
-        SeatSession.objects.select_related("seat__table__pit"), pk=session_id, seat__table_id=table_id
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(
+            SeatSession.objects.select_related("seat__table__pit"), user, "seat__table"
+        ),
+        pk="session_id",
+        seat__table_id="table_id",
     ),
     check=lambda user, session: check_deal(user, session.seat.table),
     refused=refused,
     failed=lambda request, session, error, form: table_failed(request, session.seat.table, error, form),
 )
 HAND = Pages(
-    fetch=lambda request, hand_id: get_object_or_404(Hand.objects.select_related("table"), pk=hand_id),
+    fetch=fetch_seen(lambda user: at_tables_seen(Hand.objects.select_related("table"), user), pk="hand_id"),
     check=lambda user, hand: check_deal(user, hand.table),
     refused=refused,
     failed=hand_failed,
@@ -152,12 +153,12 @@ def table_list(request: HttpRequest) -> HttpResponse:
     return render(request, "tables/floor.html", {"tables": tables_visible_to(request.user)})
 
 
-@TABLE.page(check=check_view)
+@TABLE.page(check=seen)
 def table_page(request: HttpRequest, table: Table) -> HttpResponse:
     return render_table(request, table)
 
 
-@TABLE.page(check=check_view)
+@TABLE.page(check=seen)
 def table_poll(request: HttpRequest, table: Table) -> HttpResponse:
     """204 while the table looks the same as the screen's version; else the fresh fragment."""
     screen = table_screen(table)
@@ -166,12 +167,12 @@ def table_poll(request: HttpRequest, table: Table) -> HttpResponse:
     return render_table(request, table, screen=screen, fragment=True)
 
 
-@HAND.page(check=lambda user, hand: check_view(user, hand.table))
+@HAND.page(check=seen)
 def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
     return render_hand(request, hand)
 
 
-@HAND.page(check=lambda user, hand: check_view(user, hand.table))
+@HAND.page(check=seen)
 def hand_poll(request: HttpRequest, hand: Hand) -> HttpResponse:
     """204 while the hand is at the sequence number the screen shows; else the fresh fragment."""
     if str(hand.seq) == request.GET.get("seq"):

@@ -1,15 +1,19 @@
 """Who may read and who may change what at a table, through the API.
 
 Reading: the tables `tables_visible_to` the user (their shift's tables; every
-table for auditors). Changing: dealing there (`user_can_deal`), or, for the
-pit's approval queue, supervising it (`user_can_supervise`). The check runs
-before any service, so a refused request writes nothing.
+table for auditors). The viewsets look ids up only there (`get_queryset`, see
+`tables.api.views.TableAPI`), so a record at a table the user does not see is
+404, the same answer as an id that does not exist, before these checks run.
+Changing: dealing there (`user_can_deal`), or, for the pit's approval queue,
+supervising it (`user_can_supervise`); a user who sees the table but may not
+change it is 403 with a sentence. The check runs before any service, so a
+refused request writes nothing.
 """
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from tables.models import SeatSession, Table
-from tables.selectors import tables_visible_to, user_can_deal, user_can_supervise
+from tables.selectors import user_can_deal, user_can_supervise
 
 
 def table_of(obj) -> Table:
@@ -22,14 +26,12 @@ def table_of(obj) -> Table:
 
 
 class DealsAtTheTable(BasePermission):
-    """Read at a visible table; change only as its dealer (or its pit's manager) on shift."""
+    """Read at a visible table (the only ones `get_queryset` finds); change only as its dealer (or
+    its pit's manager) on shift."""
 
     def has_object_permission(self, request, view, obj) -> bool:
         table, user = table_of(obj), request.user
-        if request.method in SAFE_METHODS:
-            self.message = f"{table} is not one of your tables."
-            return tables_visible_to(user).filter(pk=table.pk).exists()
-        if self.may_change(user, table):
+        if request.method in SAFE_METHODS or self.may_change(user, table):
             return True
         self.message = self.refusal(user, table)
         return False

@@ -1,8 +1,10 @@
 """The table operations over HTTP: tables, seats, shoes, hands, cards, decisions, card corrections,
 approvals.
 
-Every change follows the same steps: find the record and the table it belongs
-to; refuse (403) a user who may not change things there; read the
+Every change follows the same steps: find the record among those at the tables
+the user sees (`get_queryset`; anything else is 404, as an id that does not
+exist, so no answer confirms what the user may not see) and the table it belongs
+to; refuse (403) a user who sees it but may not change things there; read the
 `Idempotency-Key` header (400 without one) and the `X-Device` header; check the
 body's shape (400 naming the field); call one service; render the record. The
 services run everything in one transaction under the key, so a refusal at any
@@ -23,7 +25,7 @@ from rest_framework.viewsets import GenericViewSet
 from ledger.models import Account
 from tables.models import ApprovalRequest, CardEvent, Hand, SeatSession, Shoe, Table
 from tables.screens import hand_screen
-from tables.selectors import tables_visible_to
+from tables.selectors import at_tables_seen, tables_visible_to
 from tables.services import (
     HandError,
     SignatureGiven,
@@ -150,6 +152,11 @@ class TableAPI(GenericViewSet):
     permission_classes = [IsAuthenticated, DealsAtTheTable]
     parser_classes = [JSONParser]
     lookup_value_converter = "int"
+    table_path = "table"  # from the viewset's record to its table
+
+    def get_queryset(self):
+        """Only records at the tables the user sees: `get_object` is 404 for any other."""
+        return at_tables_seen(super().get_queryset(), self.request.user, self.table_path)
 
 
 @extend_schema(responses={200: s.TableSerializer(many=True), **READ_REFUSALS})
@@ -159,9 +166,7 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     serializer_class = s.TableSerializer
 
     def get_queryset(self):
-        if self.action == "list":
-            return with_play(tables_visible_to(self.request.user))
-        return with_play(Table.objects.all())
+        return with_play(tables_visible_to(self.request.user))
 
     @extend_schema(responses={200: s.TableDetailSerializer, **READ_REFUSALS})
     def retrieve(self, request, pk=None):
@@ -243,6 +248,7 @@ class SeatSessionViewSet(TableAPI, mixins.RetrieveModelMixin):
 
     queryset = SeatSession.objects.select_related("seat__table__pit")
     serializer_class = s.SeatSessionSerializer
+    table_path = "seat__table"
 
     def retrieve(self, request, pk=None):
         return Response(session_body(self.get_object()))
@@ -392,12 +398,13 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
     lookup_value_converter = "int"
 
     def get_queryset(self):
-        requests = ApprovalRequest.objects.select_related("table__pit", "requested_by", "decided_by")
+        requests = at_tables_seen(
+            ApprovalRequest.objects.select_related("table__pit", "requested_by", "decided_by"),
+            self.request.user,
+        )
         if self.action != "list":
             return requests
-        pending = requests.filter(
-            status=ApprovalRequest.Status.PENDING, table__in=tables_visible_to(self.request.user)
-        ).order_by("requested_at", "pk")
+        pending = requests.filter(status=ApprovalRequest.Status.PENDING).order_by("requested_at", "pk")
         wanted = s.ApprovalFilter(data=self.request.query_params)
         wanted.is_valid(raise_exception=True)
         table = wanted.validated_data.get("table")

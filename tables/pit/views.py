@@ -2,10 +2,12 @@
 credit requests, the hand review, the slips report and the ratings.
 
 Every view goes through `casino.web.Pages`: it fetches the object, checks who may use the page, and
-for a form parses it, calls one service and answers with what the service returned. A user who may
-not is answered 403 before any service runs, so nothing is written; a service's own refusal (a
-wrong password or PIN, the requester deciding their own request) re-renders the form with its
-sentence and status, as does a domain error (400). Every form carries an idempotency key minted
+for a form parses it, calls one service and answers with what the service returned. A table, count,
+hand or request at a table the user does not see is a 404, the same page as an id that does not
+exist (`casino.web.fetch_seen`). A user who sees it but may not use the page is answered 403 before
+any service runs, so nothing is written; a service's own refusal (a wrong password or PIN, the
+requester deciding their own request) re-renders the form with its sentence and status, as does a
+domain error (400). Every form carries an idempotency key minted
 when the page was rendered, so a resubmitted form is applied once; a successful post redirects
 (post/redirect/get).
 
@@ -17,15 +19,21 @@ of the table they deal at and its signed counts.
 from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
-from casino.web import FreshKeys, Pages, device, nothing, version
+from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen, version
 from tables.models import ApprovalRequest, Hand, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
-from tables.selectors import sees_every_table, user_can_deal, user_can_supervise, user_sees_table
+from tables.selectors import (
+    at_tables_seen,
+    sees_every_table,
+    tables_visible_to,
+    user_can_deal,
+    user_can_supervise,
+)
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -53,20 +61,6 @@ def check_watch(user, _=None) -> None:
         raise NotAllowed("The pit screens are for pit managers and auditors.")
 
 
-def check_watch_table_of(user, approval: ApprovalRequest) -> None:
-    check_watch_table(user, approval.table)
-
-
-def check_watch_table(user, table: Table) -> None:
-    check_watch(user)
-    check_sees(user, table)
-
-
-def check_sees(user, table: Table) -> None:
-    if not user_sees_table(user, table):
-        raise NotAllowed(f"{table} is not one of your tables: you are not on shift in its pit.")
-
-
 def check_deal(user, table: Table) -> None:
     if not user_can_deal(user, table):
         raise NotAllowed(f"Only {table}'s dealer on shift or a pit manager on shift in its pit may do this.")
@@ -86,12 +80,8 @@ def refused(request: HttpRequest, error: NotAllowed) -> HttpResponse:
     return page(request, "pit/refused.html", {"message": error.message}, status=error.status)
 
 
-def fetch_table(request, table_id: int) -> Table:
-    return get_object_or_404(Table.objects.select_related("pit"), pk=table_id)
-
-
 PIT = Pages(fetch=nothing, check=check_watch, refused=refused)
-TABLE = Pages(fetch=fetch_table, check=check_deal, refused=refused)
+TABLE = Pages(fetch=fetch_seen(tables_visible_to, pk="table_id"), check=check_deal, refused=refused)
 
 
 # The pit
@@ -116,7 +106,7 @@ def render_floor(request: HttpRequest, floor: dict, template: str) -> HttpRespon
     return page(request, template, context)
 
 
-@TABLE.page(check=check_watch_table)
+@TABLE.page(check=check_watch)
 def table_page(request: HttpRequest, table: Table) -> HttpResponse:
     history = presenters.history_shown(selectors.table_history(table, request.GET.get("page")))
     context = {"table": table, "can_deal": user_can_deal(request.user, table), **history}
@@ -148,8 +138,8 @@ def decided(request: HttpRequest, approval: ApprovalRequest) -> HttpResponse:
 
 
 APPROVAL = Pages(
-    fetch=lambda request, request_id: get_object_or_404(
-        ApprovalRequest.objects.select_related("table"), pk=request_id
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(ApprovalRequest.objects.select_related("table"), user), pk="request_id"
     ),
     check=check_supervise,
     refused=refused,
@@ -171,7 +161,7 @@ def approval_decide_view(request: HttpRequest, approval: ApprovalRequest, form) 
     )
 
 
-@APPROVAL.action(WithdrawForm, done=decided, check=check_watch_table_of)
+@APPROVAL.action(WithdrawForm, done=decided, check=check_watch)
 def approval_withdraw_view(request: HttpRequest, approval: ApprovalRequest, form) -> ApprovalRequest:
     """The requester takes the request back (the service refuses anyone else)."""
     data = form.cleaned_data
@@ -222,10 +212,13 @@ def count_page(request: HttpRequest, table: Table, form) -> TableCount:
 
 
 COUNT = Pages(
-    fetch=lambda request, count_id: get_object_or_404(
-        TableCount.objects.select_related("table__pit", "slip", "previous_closer"), pk=count_id
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(
+            TableCount.objects.select_related("table__pit", "slip", "previous_closer"), user
+        ),
+        pk="count_id",
     ),
-    check=lambda user, count: check_sees(user, count.table),
+    check=seen,
     refused=refused,
 )
 
@@ -277,10 +270,11 @@ def tray_page(request: HttpRequest, table: Table, form) -> ApprovalRequest:
 
 
 HAND = Pages(
-    fetch=lambda request, hand_id: get_object_or_404(
-        Hand.objects.select_related("table__pit", "started_by"), pk=hand_id
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(Hand.objects.select_related("table__pit", "started_by"), user),
+        pk="hand_id",
     ),
-    check=lambda user, hand: check_watch_table(user, hand.table),
+    check=check_watch,
     refused=refused,
 )
 

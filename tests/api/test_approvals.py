@@ -44,7 +44,7 @@ def test_a_malformed_table_filter_is_refused_not_a_server_error(void_asked, as_p
 
 def test_a_dealer_at_another_table_sees_nothing_pending_there(void_asked, as_olga):
     assert as_olga.get("/api/approvals/").json() == []
-    assert as_olga.get(f"/api/approvals/{void_asked['id']}/").status_code == 403
+    assert as_olga.get(f"/api/approvals/{void_asked['id']}/").status_code == 404
 
 
 def test_a_rejection_gives_the_hand_back_and_needs_a_reason(void_asked, as_pete):
@@ -60,14 +60,15 @@ def test_a_rejection_gives_the_hand_back_and_needs_a_reason(void_asked, as_pete)
     assert Hand.objects.get(pk=void_asked["hand"]).status == "in_progress"
 
 
-@pytest.mark.parametrize("who", ["as_dana", "as_olga", "as_ada"])
-def test_only_a_pit_manager_on_shift_in_the_pit_decides(who, request, void_asked):
+# olga does not see Rocket 1: its request is not found for her; dana and ada see it but may not decide
+@pytest.mark.parametrize(("who", "status"), [("as_dana", 403), ("as_olga", 404), ("as_ada", 403)])
+def test_only_a_pit_manager_on_shift_in_the_pit_decides(who, status, request, void_asked):
     client = request.getfixturevalue(who)
     before = records()
 
     for verdict in ("approve", "reject"):
         response = client.change(f"/api/approvals/{void_asked['id']}/{verdict}/", {"reason": "no"})
-        assert response.status_code == 403, verdict
+        assert response.status_code == status, verdict
     assert records() == before
     assert ApprovalRequest.objects.get(pk=void_asked["id"]).status == "pending"
 

@@ -148,7 +148,7 @@ def test_a_card_read_with_no_hand_open_is_refused(shoe_device, rocket):
 def test_a_shoe_at_another_table_is_refused(shoe_device, blackstone):
     before = records()
 
-    assert read_card(shoe_device, blackstone, 5).status_code == 403
+    assert read_card(shoe_device, blackstone, 5).status_code == 404  # not its table to see
     assert records() == before
 
 

@@ -155,15 +155,15 @@ def test_every_answer_of_a_game_played_through_the_api_matches_the_schema(game, 
     api.get(f"/api/ledger/accounts/{accounts['results'][0]['id']}/", "/api/ledger/accounts/{id}/")
 
 
-def test_the_answers_of_the_approval_queue_and_the_refusals_match_the_schema(floor, dana, pete, olga, schema):
-    dealer, pit_manager, other = (Checked(signed_in(user), schema) for user in (dana, pete, olga))
+def test_the_answers_of_the_approval_queue_and_the_refusals_match_the_schema(floor, dana, pete, ada, schema):
+    dealer, pit_manager, other = (Checked(signed_in(user), schema) for user in (dana, pete, ada))
     table = floor
     dealer.change(f"/api/tables/{table.pk}/seats/", "/api/tables/{id}/seats/", {"seat": 1, "buy_in": 200})
     hand = dealer.change(f"/api/tables/{table.pk}/hands/", "/api/tables/{id}/hands/", {"bets": {"1": 10}})
     hand_url = f"/api/hands/{hand['hand']}/"
     dealer.change(hand_url + "cards/", "/api/hands/{id}/cards/", {"rank": 99, "expected_seq": 0})  # 400
     dealer.change(hand_url + "cards/", "/api/hands/{id}/cards/", {"rank": 4, "expected_seq": 7})  # 409
-    other.change(hand_url + "cards/", "/api/hands/{id}/cards/", {"rank": 4, "expected_seq": 0})  # 403
+    other.change(hand_url + "cards/", "/api/hands/{id}/cards/", {"rank": 4, "expected_seq": 0})  # 403: audits
     asked = dealer.change(
         hand_url + "void/", "/api/hands/{id}/void/", {"reason": "Misdeal", "expected_seq": 0}
     )

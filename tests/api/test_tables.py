@@ -44,11 +44,11 @@ def test_a_table_shows_its_limits_shoe_open_hand_and_seated_players(as_dana, roc
     assert [(s["seat"], s["player_name"], s["chips"]) for s in table["seats"]] == [(2, "Ann", 300)]
 
 
-def test_another_dealers_table_is_refused(as_olga, rocket):
+def test_another_dealers_table_is_not_found_for_her(as_olga, rocket):
     response = as_olga.get(f"/api/tables/{rocket.pk}/")
 
-    assert response.status_code == 403
-    assert response.json() == {"detail": "Rocket 1 is not one of your tables."}
+    assert response.status_code == 404
+    assert response.json() == {"detail": "No Table matches the given query."}
 
 
 def test_nobody_signed_in_is_answered_401(floor, rocket):

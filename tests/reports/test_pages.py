@@ -35,15 +35,15 @@ def finished(rocket, dana):
 def test_dealers_cannot_see_or_start_reports(client, dana, finished):
     signed_in(client, dana)
 
-    for url in [
-        "/reports/",
+    for url in ["/reports/", "/reports/investigations/", "/api/reports/"]:
+        assert client.get(url).status_code == 403, url
+    for url in [  # a report a dealer does not see is answered as one that does not exist
         f"/reports/{finished.pk}/",
         f"/reports/{finished.pk}/csv/",
         f"/reports/{finished.pk}/chart.svg",
-        "/reports/investigations/",
-        "/api/reports/",
+        f"/api/reports/{finished.pk}/",
     ]:
-        assert client.get(url).status_code == 403, url
+        assert client.get(url).status_code == 404, url
     assert client.post("/reports/start/", house_edge_form()).status_code == 403
     assert (
         client.post(

@@ -415,7 +415,7 @@ def test_a_dealer_at_another_table_cannot_correct_its_card(client, dealer_pair, 
 
     response = client.post(f"/tablet/hands/{hand.pk}/correct-card/", form(hand))
 
-    assert response.status_code == 403 and not CardCorrection.objects.exists()
+    assert response.status_code == 404 and not CardCorrection.objects.exists()  # not her table to see
 
 
 # The API

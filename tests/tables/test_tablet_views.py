@@ -338,7 +338,7 @@ def test_a_stale_screen_gets_409_the_fresh_state_and_writes_nothing(client, rock
     assert written() == before
 
 
-def test_a_dealer_at_another_table_gets_403_and_writes_nothing(client, rocket_hand, olga, blackstone, pete):
+def test_a_dealer_at_another_table_gets_404_and_writes_nothing(client, rocket_hand, olga, blackstone, pete):
     shift_start(user=olga, table=blackstone, by=pete)
     client.force_login(olga)
     before = written()
@@ -350,8 +350,9 @@ def test_a_dealer_at_another_table_gets_403_and_writes_nothing(client, rocket_ha
         client.post(f"/tablet/{rocket_hand.table_id}/seats/", {"key": key(), "seat": 5, "buy_in": 10}),
     ]
 
-    assert [r.status_code for r in responses] == [403, 403, 403, 403]
-    assert "not on shift" in page(responses[0]) and "Ann" not in page(responses[0])
+    # Rocket 1 is not olga's to see: its hand and the table itself are answered as if they did not exist
+    assert [r.status_code for r in responses] == [404, 404, 404, 404]
+    assert "Rocket 1" not in page(responses[0]) and "Ann" not in page(responses[0])
     assert written() == before
 
 

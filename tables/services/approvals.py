@@ -145,6 +145,7 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     )
     _check_decider(request, by, approve, reason)
     hand = Hand.objects.select_for_update(no_key=True).get(pk=request.hand_id) if request.hand_id else None
+    status = hand.status if hand else None
     if approve and hand is not None:
         _check_nothing_else_pending(request, hand)
     if approve:
@@ -156,6 +157,8 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     if hand:
         hand.seq += 1
         hand.save(update_fields=["seq", "status"])
+        if hand.status not in (status, Hand.Status.SETTLED):  # a settlement is sealed as it is posted
+            seal(hand, table=request.table, event=hand.status)
     request.status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
     request.decided_by, request.decided_at, request.decision_reason = by, timezone.now(), reason.strip()
     request.save(update_fields=["status", "decided_by", "decided_at", "decision_reason"])

@@ -14,8 +14,8 @@ Invariants, each held by the database as well as by `ledger.services`:
   and the service refuses the posting with a sentence staff understand);
 - every transaction, like every card event and decision, sits in a hash chain (one per table,
   one per casino for the cage): its hash covers its content and the hash before it.
-- the figures of records kept outside the chains (slips, counts, signatures, approval requests)
-  are sealed: each write of them appends a `Seal` with the figures to the table's chain.
+- the figures of records kept outside the chains (hands, slips, counts, signatures, approval
+  requests) are sealed: each write of them appends a `Seal` with the figures to the table's chain.
 
 `Chain` is the only ledger row that changes: it caches its chain's length and head. `Account`
 caches its balance, which only `ledger_post` changes, under the row lock, in the same database

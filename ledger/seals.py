@@ -1,11 +1,11 @@
 """Seals: the figures of records kept outside the hash chains, chained as they are written.
 
-A slip is voided and an approval request decided by updating its row, and a table count or a
-signature has no chain fields of its own; each such model is `ledger.models.Sealed`, and every
-service that writes its figures calls `seal` in the same database transaction. The seal, a chained
-and append-only record, holds the figures; `verify_ledger` compares every sealed record with its
-latest seal (`ledger.audit`), so a figure changed, a record removed or a record inserted outside
-the services is named.
+A hand is settled or voided, a slip voided and an approval request decided by updating its row,
+and a table count or a signature has no chain fields of its own; each such model is
+`ledger.models.Sealed`, and every service that writes its figures calls `seal` in the same
+database transaction. The seal, a chained and append-only record, holds the figures;
+`verify_ledger` compares every sealed record with its latest seal (`ledger.audit`), so a figure
+changed, a record removed or a record inserted outside the services is named.
 """
 
 from __future__ import annotations

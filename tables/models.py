@@ -182,7 +182,7 @@ class SeatSession(models.Model):
         return f"{self.seat}: {self.player_name or 'unrated player'}"
 
 
-class Hand(models.Model):
+class Hand(Sealed, models.Model):
     """One hand (for Blackstone and Starboard: one game) at a table.
 
     `setup` is exactly what the rules engine was started with, written once when the hand starts:
@@ -193,6 +193,10 @@ class Hand(models.Model):
     database holds it equal to the setup's. `sessions` and `committed` are the table's side of
     the hand (whose chips, what each seat put up front), not the engine's. `seq` counts the
     events recorded.
+
+    Sealed (`ledger.seals`) when it starts, when its status changes and when it settles: every
+    figure but `seq`, which moves at every step and which the chained card events, decisions and
+    corrections order on their own (each carries its hand and step).
     """
 
     class Status(models.TextChoices):
@@ -230,6 +234,22 @@ class Hand(models.Model):
 
     def __str__(self):
         return f"{self.table} hand {self.number}"
+
+    def seal_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "shoe": self.shoe_id,
+            "number": self.number,
+            "game": self.game,
+            "setup": self.setup,
+            "sessions": self.sessions,
+            "committed": self.committed,
+            "status": self.status,
+            "settlement": self.settlement,
+            "started_at": utc_iso(self.started_at),
+            "started_by": self.started_by_id,
+            "settled_at": utc_iso(self.settled_at),
+        }
 
     @property
     def seats(self) -> list[int]:

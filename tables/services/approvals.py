@@ -150,6 +150,7 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     request = _lock_request(request_id)
     _check_decider(request, by, approve, reason)
     hand = _lock_hand_of(request)
+    was = hand.status if hand else None
     if approve and hand is not None:
         _check_nothing_else_pending(request, hand)
     if approve:
@@ -157,7 +158,7 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
     else:
         _undo(request, hand, by, f"Rejected: {reason.strip()}")
     status = ApprovalRequest.Status.APPROVED if approve else ApprovalRequest.Status.REJECTED
-    _close(request, hand, by, status, reason, device)
+    _close(request, hand, was, by, status, reason, device)
     return {"request": request.pk}
 
 
@@ -170,8 +171,9 @@ def _withdraw(request_id: int, by, reason: str, device: str) -> dict:
     if not reason.strip():
         raise DomainError("Say why: withdrawing a request needs a reason.")
     hand = _lock_hand_of(request)
+    was = hand.status if hand else None
     _undo(request, hand, by, f"Withdrawn: {reason.strip()}")
-    _close(request, hand, by, ApprovalRequest.Status.WITHDRAWN, reason, device)
+    _close(request, hand, was, by, ApprovalRequest.Status.WITHDRAWN, reason, device)
     return {"request": request.pk}
 
 
@@ -197,11 +199,16 @@ def _undo(request: ApprovalRequest, hand: Hand | None, by, why: str) -> None:
         slip_void(slip=request.slips.get(), by=by, reason=why)
 
 
-def _close(request: ApprovalRequest, hand: Hand | None, by, status: str, reason: str, device: str) -> None:
-    """Record the outcome: the hand's screens move on, the request sealed and audited."""
+def _close(
+    request: ApprovalRequest, hand: Hand | None, was: str | None, by, status: str, reason: str, device: str
+) -> None:
+    """Record the outcome: the hand's screens move on (its new status, if `was` changed, sealed), the
+    request sealed and audited."""
     if hand:
         hand.seq += 1
         hand.save(update_fields=["seq", "status"])
+        if hand.status not in (was, Hand.Status.SETTLED):  # a settlement is sealed as it is posted
+            seal(hand, table=request.table, event=hand.status)
     request.status = status
     # A withdrawal is decided by no one: the requester never decides their own request (a constraint).
     decider = None if status == ApprovalRequest.Status.WITHDRAWN else by

@@ -208,6 +208,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         started_at=timezone.now(),
         started_by=by,
     )
+    seal(hand, table=table, event="started")
     _post_commitments(hand, by)
     hand.engine = game
     return hand_records_none(hand)
@@ -519,6 +520,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
         hand.seq += 1
         hand.status = Hand.Status.AWAITING_APPROVAL
         hand.save(update_fields=["seq", "status"])
+        seal(hand, table=hand.table, event=hand.status)
     else:
         post_settlement(hand, by=by, game=game)
     return hand
@@ -564,6 +566,7 @@ def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     hand.settled_at = timezone.now()
     hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
     hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
+    seal(hand, table=hand.table, event=hand.status)
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:

@@ -1,12 +1,13 @@
 """Seals: every figure an audit reads outside the chains is vouched for by a seal in the table's chain.
 
 Each tampering below is what the app's database role can do today with raw SQL (UPDATE, DELETE and
-INSERT on slips and approval requests; INSERT on signatures and counts), or what only the tables'
-owner can (an UPDATE of an append-only count or signature, with the protection lifted); in every
-case `verify_ledger` names the record.
+INSERT on hands, slips and approval requests; INSERT on signatures and counts), or what only the
+tables' owner can (an UPDATE of an append-only count or signature, with the protection lifted); in
+every case `verify_ledger` names the record.
 """
 
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -15,18 +16,23 @@ from django.db import IntegrityError, connection, transaction
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
-from tables.models import ApprovalRequest, Signature, Slip, TableCount
+from tables.models import ApprovalRequest, Hand, Signature, Slip, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
     correction_request,
     credit_request,
     fill_request,
+    hand_settle,
+    hand_start,
+    hand_void_request,
     shift_start,
+    shoe_start,
     slip_void,
     table_count,
 )
 from tables.services.slips import slip_issue
+from tests.tables.conftest import play, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +45,8 @@ def key() -> str:
 
 class Floor:
     """What a day at one table leaves behind: an opening count, a fill approved, a credit rejected,
-    a spoiled slip, and a correction asked for and still pending."""
+    a spoiled slip, a correction asked for and still pending, and three hands: one settled, one
+    whose large payout the pit rejected and which it then voided, and one just started."""
 
     def __init__(self, table, dana, pete):
         shift_start(user=dana, table=table, by=pete)
@@ -59,6 +66,27 @@ class Floor:
         slip_void(slip=self.spoiled, by=pete, reason="Torn")
         posted = self.slip(self.fill).transaction
         self.correction = correction_request(transaction=posted, by=dana, reason="Keyed twice", key=key())
+        self.play_hands(table, dana, pete)
+
+    def play_hands(self, table, dana, pete):
+        table.payout_approval_threshold = 100
+        table.save(update_fields=["payout_approval_threshold"])
+        shoe_start(table=table, decks=8, by=pete, key=key())
+        seat(table, 1, 600, dana), seat(table, 2, 200, dana)
+        # Seat 1 hits a 4, seat 2 folds (30), the dealer pairs 9s (pays seat 1 18): 18 is no large payout.
+        self.settled = self.hand({1: 20, 2: 50}, [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
+        # The dealer pairs 9s again: 450 to seat 1 waits for the pit, which says no, then voids the hand.
+        self.voided = self.hand({1: 500}, [5, 9, 4, 9], [("hit",)], dana)
+        payout = ApprovalRequest.objects.get(hand=self.voided, kind="payout")
+        approval_decide(request=payout, by=pete, approve=False, reason="Check the cards on camera", key=key())
+        void = hand_void_request(hand=self.voided, by=dana, reason="Two cards came out together",
+                                 expected_seq=self.voided.seq + 1, key=key())
+        approval_decide(request=void, by=pete, approve=True, key=key())
+        self.started = hand_start(table=table, bets={2: 10}, by=dana, key=key())
+
+    def hand(self, bets, cards, decisions, dana) -> Hand:
+        hand = play(hand_start(table=self.count.table, bets=bets, by=dana, key=key()), cards, decisions, dana)
+        return hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
 
     def slip(self, request):
         return Slip.objects.get(request=request)
@@ -122,9 +150,9 @@ def test_every_sealed_record_verifies_against_its_latest_seal(floor):
 
     assert result.clean, [str(finding) for finding in result.findings]
     records = sum(model.objects.count() for model in sealed_models())
-    assert result.sealed == records == 4 + 4 + 1 + 4  # requests, slips, count, signatures
+    assert result.sealed == records == 6 + 5 + 1 + 4 + 3  # requests, slips, count, signatures, hands
     assert {model._meta.label for model in sealed_models()} >= {
-        "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature"
+        "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand"
     }
 
 
@@ -135,6 +163,87 @@ def test_each_write_of_a_slips_figures_is_sealed_in_the_tables_chain(floor, open
     assert latest_seal(floor.slip(floor.credit)).event == "voided"
     assert latest_seal(floor.credit).event == "decided"
     assert latest_seal(floor.correction).event == "requested"
+
+
+def test_a_hand_is_sealed_when_it_starts_and_as_its_status_changes_not_at_each_step(floor, open_table):
+    def events(hand):
+        return list(Seal.objects.filter(model="tables.Hand", record=hand.pk).order_by("position")
+                    .values_list("event", "chain__name"))
+
+    chain = f"table:{open_table.pk}"
+    assert floor.settled.seq == 8  # five cards, two decisions, the settlement
+    assert events(floor.settled) == [("started", chain), ("settled", chain)]
+    assert events(floor.voided) == [
+        ("started", chain), ("awaiting_approval", chain), ("in_progress", chain), ("voided", chain)
+    ]
+    assert events(floor.started) == [("started", chain)]
+
+
+# --- Hands ------------------------------------------------------------------------------------
+
+
+def edit_hand(hand: Hand, column: str, edit) -> None:
+    """UPDATE a JSON column of the hand's row with raw SQL, as the app's role may: `edit` changes
+    the value read from the row in place."""
+    value = json.loads(json.dumps(getattr(Hand.objects.get(pk=hand.pk), column)))
+    edit(value)
+    placeholder = "CAST(%s AS jsonb)" if connection.vendor == "postgresql" else "%s"
+    execute(f"UPDATE tables_hand SET {column} = {placeholder} WHERE id = %s", [json.dumps(value), hand.pk])
+
+
+@pytest.mark.parametrize(("column", "edit", "problem"), [
+    ("setup", lambda setup: setup["stakes"].update({"1": 200}), '"stakes":{"1":200,"2":50}'),
+    ("setup", lambda setup: setup["options"].update({"decks": 6}), '"decks":6'),
+    ("committed", lambda committed: committed.update({"2": 5}),
+     'committed is {"1":20,"2":5}, sealed {"1":20,"2":50}'),
+    ("sessions", lambda sessions: sessions.update({"2": sessions["1"]}), "sessions is {"),
+    ("settlement", lambda settlement: settlement["deltas"].update({"1": 180}), '"deltas":{"1":180,'),
+])
+def test_a_hands_setup_bets_or_settlement_edited_is_named(floor, column, edit, problem):
+    edit_hand(floor.settled, column, edit)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert named(lines, floor.settled, f"its figures differ from its seal (settled): {column} is ")
+    assert named(lines, floor.settled, problem)
+
+
+@pytest.mark.parametrize(("hand", "status", "problem"), [
+    ("settled", "voided", 'status is "voided", sealed "settled"'),
+    ("voided", "settled", 'status is "settled", sealed "voided"'),
+    ("started", "voided", 'status is "voided", sealed "in_progress"'),
+])
+def test_a_hands_status_edited_is_named(floor, hand, status, problem):
+    hand = getattr(floor, hand)
+    execute("UPDATE tables_hand SET status = %s WHERE id = %s", [status, hand.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, hand, problem)
+
+
+def test_a_deleted_hand_is_named_by_its_seal(floor, open_table):
+    seal = latest_seal(floor.started)
+    execute("DELETE FROM tables_hand WHERE id = %s", [floor.started.pk])
+
+    ok, lines = verify()
+
+    assert not ok
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position {seal.position}, "
+        f"tables.Hand {floor.started.pk}: sealed here (started), but the record is gone: it was deleted"
+    ) in lines
+
+
+def test_an_inserted_hand_is_named(floor):
+    forged = copy_row(Hand, floor.settled.pk, number=99)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert inserted(lines, Hand, forged)
+    assert any(line.startswith(f"tables.Hand {forged} (Rocket 1 hand 99)") for line in lines)
 
 
 # --- Slips ------------------------------------------------------------------------------------

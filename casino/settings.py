@@ -60,6 +60,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A NUL byte in the URL is a 400 before any view puts it in a query (casino/input.py).
+    "casino.input.NulRefusedMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -188,6 +190,10 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# The largest request body read, in bytes: a table's requests are a few hundred bytes and the admin's
+# forms a few kilobytes. A larger body is refused (400; the API says 413 in JSON) before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=1024 * 1024)
+
 # An API token (a device's) stops working this many days after it was made (0: never), and at
 # once when its account's password changes or the account is deactivated (casino/tokens.py).
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
@@ -201,6 +207,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # DRF's, but JSON nested too deeply is a 400, not a RecursionError (tables/api/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "tables.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # casino.errors.DomainError subclasses become {"detail": message} with their own status.
     "EXCEPTION_HANDLER": "tables.api.errors.api_exception_handler",
 }

@@ -33,6 +33,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.views.decorators.debug import sensitive_post_parameters, sensitive_variables
 from django.views.decorators.http import require_http_methods
 
 from casino.errors import DomainError, NotAllowed
@@ -151,13 +152,19 @@ class Pages:
         check: Check | None = None,
         failed: Failed | None = None,
         show: Callable[[HttpRequest, Any], HttpResponse] | None = None,
+        sensitive: tuple[str, ...] = (),
     ):
         """A form that calls one service: `form_class(request.POST)` is parsed, then the view is
         `call(request, obj, form)`, given the parsed form, and returns what the service returned;
         `done` draws the answer from that. `check` and `failed` stand in for the family's own; with
-        `show`, a GET of the same address draws the empty form."""
+        `show`, a GET of the same address draws the empty form. The form fields named `sensitive`
+        (a password or PIN) are hidden from error reports and logs (`sensitive_post_parameters`)."""
 
         def decorate(call: Callable[[HttpRequest, Any, forms.Form], Any]):
+            if sensitive:  # every variable of the call and the services under it: they hold the secret
+                call = sensitive_variables()(call)
+
+            @hidden(sensitive)
             @self.page(check=check, methods=("GET", "POST") if show else ("POST",))
             @wraps(call)
             def acted(request: HttpRequest, obj) -> HttpResponse:
@@ -173,3 +180,9 @@ class Pages:
             return acted
 
         return decorate
+
+
+def hidden(names: tuple[str, ...]):
+    """`sensitive_post_parameters(*names)`, or nothing when there are none (with no names Django
+    would hide every field)."""
+    return sensitive_post_parameters(*names) if names else (lambda view: view)

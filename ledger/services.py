@@ -16,6 +16,7 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 
 from casino.errors import DomainError
+from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock
 from ledger.models import Account, Chain, Posting, Transaction
 from tables.models import Casino, Table
@@ -215,7 +216,8 @@ def _casino_id(*, table: Table | None, casino: Casino | None) -> int:
 
 
 def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
-    """Lock the lines' accounts in id order, check floors, and return them with new balances set."""
+    """Lock the lines' accounts in id order, check floors and the ceiling (MAX_BALANCE either way),
+    and return them with new balances set."""
     deltas: dict[int, int] = defaultdict(int)
     for line in lines:
         deltas[line.account.pk] += line.amount
@@ -226,6 +228,11 @@ def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
         if account.floor is not None and account.balance + delta < account.floor:
             message = _overdraw_message(account, kind, -delta)
             raise OverdrawError(message, account=account, balance=account.balance, wanted=-delta)
+        if abs(account.balance + delta) > MAX_BALANCE:  # casino/limits.py: every sum still fits 64 bits
+            raise LedgerError(
+                f"{account.staff_name} holds {_units(account.balance)}; moving {_units(abs(delta))} would "
+                f"take it past {MAX_BALANCE:,} units, more than any account may hold or owe."
+            )
     for account in accounts:
         account.balance += deltas[account.pk]
     return accounts

@@ -8,6 +8,7 @@ dealer and date, loads its related rows in the same query, and exports as CSV.
 """
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Case, CharField, F, JSONField, Q, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
@@ -191,6 +192,8 @@ class HandShiftFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if not self.value():
             return queryset
+        if not self.value().isdecimal():  # a typed URL: the admin says its filter was wrong (?e=1)
+            raise IncorrectLookupParameters(f"A shift is named by its number, not {self.value()!r}.")
         shift = Shift.objects.filter(pk=self.value()).exclude(table=None).first()
         if shift is None:
             return queryset.none()

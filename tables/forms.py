@@ -2,30 +2,55 @@
 
 Every mutating form carries the idempotency key minted when the page was
 rendered (a retry of the same form sends the same key); hand forms also carry
-the hand's sequence number the screen showed.
+the hand's sequence number the screen showed. Numbers carry the bounds the
+services enforce (an amount: 1 to MAX_AMOUNT, casino/limits.py; a rank: 1 to
+10), so the page says what was wrong before a service is asked.
 """
 
 from django import forms
 
+from casino.limits import MAX_AMOUNT
 from casino.web import KeyedForm
+from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import Shoe
+from tables.services.hands import RANK_RANGE
+from tables.services.shoes import MAX_BURN
 from tables.services.slips import SignatureGiven
+
+AMOUNT_BOUNDS = {"min_value": 1, "max_value": MAX_AMOUNT}
+MAX_SEQ = 2**31 - 1  # a hand's step and a card's step are 32-bit columns
+
+
+def amount_field(label: str) -> forms.IntegerField:
+    return forms.IntegerField(label=label, **AMOUNT_BOUNDS)
+
+
+def rank_field(label: str, **kwargs) -> forms.IntegerField:
+    said = f"{RANK_RANGE}."
+    return forms.IntegerField(
+        label=label,
+        min_value=min(RANKS),
+        max_value=max(RANKS),
+        error_messages={"min_value": said, "max_value": said},
+        **kwargs,
+    )
 
 
 class SeatOpenForm(KeyedForm):
     seat = forms.IntegerField(label="Seat")
-    buy_in = forms.IntegerField(label="Buy-in")
+    buy_in = amount_field("Buy-in")
     player_name = forms.CharField(label="Player", max_length=100, required=False)
 
 
 class AmountForm(KeyedForm):
-    amount = forms.IntegerField(label="Amount")
+    amount = amount_field("Amount")
 
 
 class ShoeForm(KeyedForm):
-    decks = forms.IntegerField(label="Decks")
+    decks = forms.IntegerField(label="Decks", min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
-    burn = forms.IntegerField(label="Burn")  # the screen offers DEFAULT_BURN (tables.services.shoes)
+    # the screen offers DEFAULT_BURN (tables.services.shoes)
+    burn = forms.IntegerField(label="Burn", min_value=0, max_value=MAX_BURN)
     reason = forms.CharField(label="Why replace it", required=False, max_length=500)
 
 
@@ -39,18 +64,25 @@ class HandStartForm(KeyedForm):
             seat, value = name.removeprefix("bet_"), value.strip()
             if not name.startswith("bet_") or value in ("", "0"):
                 continue
-            if not (seat.isdigit() and value.isdigit()):
-                raise forms.ValidationError(f"Seat {seat}: a bet is a whole number of units, not {value!r}.")
+            if not (whole(seat) and whole(value) and int(value) <= MAX_AMOUNT):
+                said = f"a bet is a whole number of units up to {MAX_AMOUNT:,}, not {value[:20]!r}."
+                raise forms.ValidationError(f"Seat {seat[:10]}: {said}")
             data["bets"][int(seat)] = int(value)
         return data
 
 
+def whole(text: str) -> bool:
+    """Plain digits, few enough to be a seat or an amount (int() also reads other scripts' digits,
+    and refuses thousands of them with an error of its own)."""
+    return text.isascii() and text.isdigit() and len(text) <= len(str(MAX_AMOUNT))
+
+
 class StepForm(KeyedForm):
-    seq = forms.IntegerField(min_value=0)
+    seq = forms.IntegerField(min_value=0, max_value=MAX_SEQ)
 
 
 class CardForm(StepForm):
-    rank = forms.IntegerField(label="Rank", required=False)  # blank: the system shoe's next card
+    rank = rank_field("Rank", required=False)  # blank: the system shoe's next card
 
 
 class DecideForm(StepForm):
@@ -74,8 +106,10 @@ class VoidForm(StepForm):
 
 
 class CardCorrectionForm(StepForm):
-    card_seq = forms.IntegerField(min_value=1)
-    rank = forms.IntegerField(label="The card is a")
+    SECRETS = ("secret",)  # kept out of error reports and logs (casino.web.Pages.action)
+
+    card_seq = forms.IntegerField(min_value=1, max_value=MAX_SEQ)
+    rank = rank_field("The card is a")
     reason = forms.CharField(label="What was mis-keyed", max_length=500)
     signer = forms.CharField(label="Pit manager", max_length=150)
     secret = forms.CharField(label="Password or PIN", max_length=128, strip=False)

@@ -284,7 +284,7 @@ def hand_void_view(request: HttpRequest, hand: Hand, form) -> ApprovalRequest:
     return hand_void_request(hand=hand, reason=form.cleaned_data["reason"], **step(request, form))
 
 
-@HAND.action(forms.CardCorrectionForm, done=hand_answer)
+@HAND.action(forms.CardCorrectionForm, done=hand_answer, sensitive=forms.CardCorrectionForm.SECRETS)
 def hand_correct_card_view(request: HttpRequest, hand: Hand, form) -> Hand:
     data = form.cleaned_data
     try:

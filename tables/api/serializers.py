@@ -9,29 +9,37 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from casino.limits import MAX_AMOUNT
 from tables.games import Move
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shoe, Table
+from tables.services.hands import RANK_RANGE
 from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
 # The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
 # would overflow the query (a 500), so it is refused (400) like any malformed value.
 MAX_BIGINT = 2**63 - 1
+# An amount: 1 to MAX_AMOUNT units, as the services check (casino/limits.py); a rank: 1 to 10, and
+# the sentence says so whichever side it misses.
+AMOUNT = {"min_value": 1, "max_value": MAX_AMOUNT}
+RANK = {
+    "min_value": min(RANKS),
+    "max_value": max(RANKS),
+    "error_messages": {"min_value": f"{RANK_RANGE}.", "max_value": f"{RANK_RANGE}."},
+}
 
 # Requests
 
 
 class SeatOpenSerializer(serializers.Serializer):
     seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
-    buy_in = serializers.IntegerField(min_value=1, max_value=MAX_BIGINT, help_text="Chips given, in units.")
+    buy_in = serializers.IntegerField(**AMOUNT, help_text="Chips given, in units.")
     player_name = serializers.CharField(max_length=100, allow_blank=True, default="")
 
 
 class BuyInSerializer(serializers.Serializer):
-    amount = serializers.IntegerField(
-        min_value=1, max_value=MAX_BIGINT, help_text="More chips for the seated player, in units."
-    )
+    amount = serializers.IntegerField(**AMOUNT, help_text="More chips for the seated player, in units.")
 
 
 class ShoeStartSerializer(serializers.Serializer):
@@ -45,7 +53,7 @@ class ShoeStartSerializer(serializers.Serializer):
 
 class HandStartSerializer(serializers.Serializer):
     bets = serializers.DictField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(**AMOUNT),
         default=dict,
         help_text='Rocket: seat number to bet in units, e.g. {"1": 20, "3": 50}. Other games: omit.',
     )
@@ -68,8 +76,7 @@ class ExpectedSeqSerializer(serializers.Serializer):
 
 class CardSerializer(ExpectedSeqSerializer):
     rank = serializers.IntegerField(
-        min_value=min(RANKS),
-        max_value=max(RANKS),
+        **RANK,
         allow_null=True,
         default=None,
         help_text="The rank that came out of a physical shoe; null: a system shoe's next card.",
@@ -77,7 +84,7 @@ class CardSerializer(ExpectedSeqSerializer):
 
 
 class TableCardSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(min_value=min(RANKS), max_value=max(RANKS))
+    rank = serializers.IntegerField(**RANK)
     expected_seq = serializers.IntegerField(
         min_value=0,
         allow_null=True,
@@ -123,9 +130,7 @@ class CardCorrectionSerializer(ExpectedSeqSerializer):
     card_seq = serializers.IntegerField(
         min_value=1, help_text="The step of the card to correct: the hand's `correctable.seq`."
     )
-    rank = serializers.IntegerField(
-        min_value=min(RANKS), max_value=max(RANKS), help_text="The rank the card really is."
-    )
+    rank = serializers.IntegerField(**RANK, help_text="The rank the card really is.")
     reason = serializers.CharField(max_length=500, help_text="What was mis-keyed.")
     signer = serializers.CharField(max_length=150, help_text="The pit manager who signs: their username.")
     secret = serializers.CharField(

@@ -12,12 +12,12 @@ step writes nothing, and a retry with the same key gets the first answer.
 """
 
 from django.db.models import OuterRef, QuerySet, Subquery
+from django.views.decorators.debug import sensitive_variables
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
@@ -46,6 +46,7 @@ from tables.services import (
 from tables.services.idempotency import MAX_KEY_LENGTH
 
 from . import serializers as s
+from .parsers import JSONParser
 from .permissions import DealsAtTheTable, SupervisesTheTable
 
 DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
@@ -351,6 +352,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"], url_path="card-corrections")
+    @sensitive_variables()  # a pit manager's password or PIN: no error report shows this call's variables
     def card_corrections(self, request, pk=None):
         hand, key = self.get_object(), idempotency_key(request)
         data = parsed(s.CardCorrectionSerializer, request)
@@ -458,6 +460,7 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
         )
         return Response(s.ApprovalSerializer(withdrawn).data)
 
+    @sensitive_variables()  # the approver's password or PIN, as in card_corrections
     def _decide(self, request, *, approve: bool) -> Response:
         pending, key = self.get_object(), idempotency_key(request)
         data = parsed(s.ApprovalDecisionSerializer, request)

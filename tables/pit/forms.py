@@ -2,6 +2,7 @@
 
 from django import forms
 
+from casino.limits import MAX_AMOUNT
 from casino.web import KeyedForm
 from tables.models import TableCount
 
@@ -10,13 +11,14 @@ SECRET_LENGTH = 128  # a password or PIN as typed; longer is no one's
 
 
 class ChipsForm(KeyedForm):
-    """Chips by value, one field per value (`chip_25`); blank means none."""
+    """Chips by value, one field per value (`chip_25`); blank means none. No field counts more chips
+    than make MAX_AMOUNT units (the service bounds their sum too)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for value in CHIP_VALUES:
             self.fields[f"chip_{value}"] = forms.IntegerField(
-                label=f"Chips of {value}", min_value=0, required=False
+                label=f"Chips of {value}", min_value=0, max_value=MAX_AMOUNT // value, required=False
             )
 
     def denominations(self) -> dict[str, int]:
@@ -24,6 +26,8 @@ class ChipsForm(KeyedForm):
 
 
 class CountForm(ChipsForm):
+    SECRETS = ("counter_secret", "witness_secret")  # kept out of error reports and logs (Pages.action)
+
     kind = forms.ChoiceField(choices=TableCount.Kind.choices)
     counter_secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH)
     witness = forms.CharField(label="Witness", max_length=150)
@@ -31,6 +35,8 @@ class CountForm(ChipsForm):
 
 
 class TrayForm(ChipsForm):
+    SECRETS = ("secret",)
+
     move = forms.ChoiceField(choices=[("fill", "Fill"), ("credit", "Credit")])
     secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH)
 
@@ -44,6 +50,8 @@ class WithdrawForm(KeyedForm):
 class DecideForm(KeyedForm):
     """Approve or reject a request; approving a fill or credit signs its slip with `secret`,
     which the service asks for (a request that signs nothing takes none)."""
+
+    SECRETS = ("secret",)
 
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     reason = forms.CharField(label="Reason", max_length=500, required=False)

@@ -16,9 +16,11 @@ auditor (or a superuser) every table, and changes nothing; a dealer only the cou
 of the table they deal at and its signed counts.
 """
 
+from datetime import MAXYEAR, MINYEAR
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
@@ -147,7 +149,7 @@ APPROVAL = Pages(
 )
 
 
-@APPROVAL.action(DecideForm, done=decided)
+@APPROVAL.action(DecideForm, done=decided, sensitive=DecideForm.SECRETS)
 def approval_decide_view(request: HttpRequest, approval: ApprovalRequest, form) -> ApprovalRequest:
     data = form.cleaned_data
     return approval_decide(
@@ -193,6 +195,7 @@ def count_failed(request, table: Table, error: DomainError, form) -> HttpRespons
 
 @TABLE.action(
     CountForm,
+    sensitive=CountForm.SECRETS,
     show=render_count,
     failed=count_failed,
     done=lambda request, count: redirect("pit:count", count.pk),
@@ -252,7 +255,7 @@ def tray_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:
     return redirect("pit:tray", asked.table_id)
 
 
-@TABLE.action(TrayForm, show=render_tray, failed=tray_failed, done=tray_asked)
+@TABLE.action(TrayForm, sensitive=TrayForm.SECRETS, show=render_tray, failed=tray_failed, done=tray_asked)
 def tray_page(request: HttpRequest, table: Table, form) -> ApprovalRequest:
     data = form.cleaned_data
     ask = fill_request if data["move"] == "fill" else credit_request
@@ -299,7 +302,14 @@ def slips_this_year(request: HttpRequest, _) -> HttpResponse:
     return redirect("pit:slips", timezone.localdate().year)
 
 
-YEAR = Pages(fetch=lambda request, year: year, check=check_watch, refused=refused)
+def fetch_year(request, year: int) -> int:
+    """The URL's year, if it is a calendar year (1 to 9999): the page links the years either side."""
+    if not MINYEAR <= year <= MAXYEAR:
+        raise Http404(f"There is no year {year}.")
+    return year
+
+
+YEAR = Pages(fetch=fetch_year, check=check_watch, refused=refused)
 
 
 @YEAR.page()

@@ -12,6 +12,7 @@ from functools import partial
 
 from casino.audit import audit_record
 from casino.errors import DomainError
+from casino.limits import MAX_AMOUNT
 from casino.models import AuditEvent
 from ledger.models import Account
 from ledger.seals import seal
@@ -31,14 +32,28 @@ from .slips import (
 
 
 def chip_total(denominations: dict) -> int:
-    """Units in a count given as {chip value in units: number of chips}."""
+    """Units in a count given as {chip value in units: number of chips}: at most MAX_AMOUNT."""
     total = 0
     for value, count in denominations.items():
-        value = int(value) if str(value).isdigit() else None
-        if not value or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        value = _chip_value(value)
+        if not value or isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_AMOUNT:
             raise DomainError('Count chips as whole numbers per chip value, e.g. {"5": 40, "25": 20}.')
         total += value * count
+    if total > MAX_AMOUNT:
+        raise DomainError(f"These chips come to {total:,} units: no count or slip is above {MAX_AMOUNT:,}.")
     return total
+
+
+def _chip_value(value) -> int:
+    """A chip value in units, as a key of the count gives it ("25" or 25); 0 for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if 0 < value <= MAX_AMOUNT else 0
+    text = str(value)
+    # Plain ASCII digits, no longer than the largest amount: int() reads other scripts' digits too,
+    # and refuses thousands of them with an error of its own.
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_AMOUNT))):
+        return 0
+    return int(text) if int(text) <= MAX_AMOUNT else 0
 
 
 def table_is_open(table: Table) -> bool:

@@ -17,12 +17,14 @@ from django.db.models import Max
 from django.utils import timezone
 
 from casino.errors import Conflict, DomainError
+from casino.limits import shown
 from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move
 from tables.games.base import Game as Engine
+from tables.games.cards import RANKS
 from tables.models import (
     ApprovalRequest,
     CardEvent,
@@ -59,6 +61,8 @@ from .shoes import (
     shoe_unseen,
 )
 
+# What a keyed rank off the cards' ranks is told, here and by the forms and the API's fields.
+RANK_RANGE = f"A rank is {min(RANKS)} to {max(RANKS)}"
 # Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
 DRAW_FEE = "draw fee"
 
@@ -68,7 +72,7 @@ class HandError(DomainError):
 
 
 class RankRefused(HandError):
-    """The dealer keyed a rank the shoe can no longer hold: an integrity incident."""
+    """The dealer keyed a rank (1 to 10) the shoe can no longer hold: an integrity incident."""
 
 
 def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: str = "", key: str) -> Hand:
@@ -370,6 +374,10 @@ def _account_key(hand: Hand, party) -> AccountKey:
 
 
 def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> Hand:
+    if rank is not None and (type(rank) is not int or rank not in RANKS):  # not a bool, not 5.0
+        # A slip of the finger, refused like any malformed input: only a real rank that the shoe
+        # cannot hold (RankRefused) is an integrity incident.
+        raise HandError(f"{RANK_RANGE}, not {shown(rank)}: key the card again.")
     hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next

@@ -12,6 +12,7 @@ from functools import partial
 from django.utils import timezone
 
 from casino.errors import DomainError
+from casino.limits import amount_check
 from ledger.models import Account, Transaction
 from ledger.services import Line, account_get, ledger_post, ledger_reverse
 from tables.models import Hand, Seat, SeatSession, Table
@@ -36,7 +37,8 @@ def open_sessions(table: Table) -> dict[int, SeatSession]:
 
 
 def seat_open(*, table: Table, seat: int, buy_in: int, player_name: str = "", by, key: str) -> SeatSession:
-    """Seat a player at `seat` with `buy_in` units of chips from the tray."""
+    """Seat a player at `seat` with `buy_in` units of chips from the tray (1 to MAX_AMOUNT)."""
+    amount_check(buy_in, what="A buy-in")
     request = {"op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name}
     answer = run_once(
         key=key, request=request, by=by, work=partial(_open, table.pk, seat, buy_in, player_name, by)
@@ -45,7 +47,8 @@ def seat_open(*, table: Table, seat: int, buy_in: int, player_name: str = "", by
 
 
 def seat_buy_in(*, session: SeatSession, amount: int, by, key: str) -> SeatSession:
-    """A seated player buys more chips."""
+    """A seated player buys more chips (1 to MAX_AMOUNT units)."""
+    amount_check(amount, what="A buy-in")
     request = {"op": "seat_buy_in", "session": session.pk, "amount": amount}
     answer = run_once(key=key, request=request, by=by, work=partial(_buy_in, session.pk, amount, by))
     return SeatSession.objects.get(pk=answer["session"])
@@ -70,7 +73,7 @@ def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict
     session = SeatSession.objects.create(
         seat=seat,
         player_name=player_name.strip(),
-        buy_in=_check_amount(buy_in),
+        buy_in=buy_in,
         started_at=timezone.now(),
         started_by=by,
     )
@@ -82,7 +85,7 @@ def _buy_in(session_id: int, amount: int, by) -> dict:
     session = _lock_open_session(session_id)
     # No table lock: a closing count needs every seat closed, and this seat is open.
     table_check_open(session.seat.table)
-    _post_buy_in(session, _check_amount(amount), by)
+    _post_buy_in(session, amount, by)
     return {"session": session.pk}
 
 
@@ -119,12 +122,6 @@ def _lock_open_session(session_id: int) -> SeatSession:
     return session
 
 
-def _check_amount(amount: int) -> int:
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-        raise SeatError(f"A buy-in must be a whole, positive number of units, not {amount!r}.")
-    return amount
-
-
 def _post_buy_in(session: SeatSession, amount: int, by) -> None:
     """Cash from the patron into the drop box; the same value in chips from the tray."""
     table = session.seat.table
@@ -145,10 +142,7 @@ def cash_out_check_taken(*, cash_out: Transaction, taken) -> None:
             "A cash-out is corrected to the chips the player really left with: give that amount. "
             "Reversing it alone would put its chips back on a seat whose player has gone."
         )
-    if isinstance(taken, bool) or not isinstance(taken, int) or taken < 0:
-        raise SeatError(
-            f"The chips the player left with are a whole number of units, 0 or more, not {taken!r}."
-        )
+    amount_check(taken, what="The chips the player left with", least=0)
     _, chips = _cashed_out(cash_out)
     if taken == chips:
         raise SeatError(f"The cash-out already books {chips} units: there is nothing to correct.")

@@ -16,6 +16,7 @@ from functools import partial
 
 from casino.audit import audit_record
 from casino.errors import DomainError
+from casino.limits import amount_check
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
@@ -49,8 +50,7 @@ def tray_credit(*, table: Table, amount: int, by, approved_by=None, key: str) ->
 
 
 def _move(table: Table, amount: int, by, approved_by, key: str, *, kind: str) -> dict:
-    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
-        raise TrayError(f"A {kind} must be a whole, positive number of units, not {amount!r}.")
+    amount_check(amount, what=f"A {kind}")
     request = {"op": kind, "table": table.pk, "amount": amount}
     return run_once(
         key=key, request=request, by=by, work=partial(_post, table, amount, by, approved_by, kind)

@@ -99,7 +99,7 @@ def test_a_stale_screen_is_answered_409_and_writes_nothing(dealt, as_dana):
         (
             "cards",
             {"rank": 11, "expected_seq": 2},
-            {"rank": ["Ensure this value is less than or equal to 10."]},
+            {"rank": ["A rank is 1 to 10."]},
         ),
         ("cards", {"rank": 4}, {"expected_seq": ["This field is required."]}),
         ("decisions", {"move": "stand", "expected_seq": 2}, {"move": ['"stand" is not a valid choice.']}),

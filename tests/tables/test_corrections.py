@@ -108,8 +108,8 @@ def test_a_tray_that_cannot_pay_the_difference_refuses_the_correction_and_nothin
     [
         (None, "corrected to the chips the player really left with: give that amount"),
         (BUY_IN, "already books 300 units: there is nothing to correct"),
-        (-5, "whole number of units, 0 or more, not -5"),
-        (12.5, "whole number of units, 0 or more, not 12.5"),
+        (-5, "whole number of units from 0 to 1,000,000,000,000, not -5"),
+        (12.5, "whole number of units from 0 to 1,000,000,000,000, not 12.5"),
     ],
 )
 def test_a_cash_out_is_never_reversed_alone_nor_corrected_to_what_it_booked(

@@ -91,7 +91,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
     return {
         "table": _table(table),
-        "seats": [_pairs_seat(seat, pairs, chips) for seat in seats] if pairs else seats,
+        "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
         "pairs": pairs,
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
@@ -174,7 +174,7 @@ def _pairs_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any]
     }
 
 
-def _pairs_seat(seat: dict[str, Any], pairs: dict[str, Any], chips: dict) -> dict[str, Any]:
+def _pairs_seat(seat: dict[str, Any], pairs: dict[str, Any]) -> dict[str, Any]:
     """A Pairs seat: its score in the game in progress, or that its player waits for the next."""
     number = seat["number"]
     playing = number in pairs["players"]
@@ -200,8 +200,9 @@ def _pairs_last_game(table: Table) -> dict[str, Any] | None:
     if result["game_over"]:
         entries = [tuple(entry) for entry in last.settlement["entries"]]
     else:
-        left = {pk for pk, _, ended in rows if ended is not None}
-        leaver = next(seat for seat, pk in sessions.items() if pk in left)
+        # The first of its players to leave ended the game; any who left after were between games.
+        first = min((ended, pk) for pk, _, ended in rows if ended is not None)[1]
+        leaver = next(seat for seat, pk in sessions.items() if pk == first)
         money = pairs_forfeit_settlement(last, leaver)
         result, entries = money.result, [(e.party, e.amount, e.reason) for e in money.entries]
     return {

@@ -285,6 +285,15 @@ def test_the_table_screen_shows_how_a_game_left_mid_way_ended_and_its_payments(g
     assert [(line["who"], line["amount"]) for line in pairs["last_game"]["paid"]] == [("Seat 3 (Cy)", 21)]
 
 
+def test_only_the_first_player_to_leave_loses_and_the_table_still_names_them(game, dana):
+    seat_close(session=session_at(game, 2), by=dana, key=key())
+    seat_close(session=session_at(game, 1), by=dana, key=key())  # the game was already over
+
+    assert Transaction.objects.filter(kind=Transaction.Kind.SETTLEMENT, hand_id=None).count() == 1
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.GAME_FORFEIT).count() == 1
+    assert table_screen(game)["pairs"]["last_game"]["says"].startswith("Seat 2 (Bob) left during the game")
+
+
 def test_the_hand_screen_of_the_round_that_ends_a_game_names_the_ending_and_each_payment(pit, pete, dana):
     table = pairs_table(pit, pete, dana, target=4, ending="downspear")
     seat(table, 1, BUY_IN, dana, "Ann"), seat(table, 2, BUY_IN, dana, "Bob"), seat(table, 3, BUY_IN, dana)

@@ -89,9 +89,11 @@ def _buy_in(session_id: int, amount: int, by) -> dict:
 
 
 def _close(session_id: int, by) -> dict:
+    # The table's lock first (the lock order, docs/records.md), as hand_start takes it: no round
+    # deals this player while they leave.
+    table_id = SeatSession.objects.filter(pk=session_id).values_list("seat__table_id", flat=True).get()
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     session = _lock_open_session(session_id)
-    # The table's lock, as hand_start takes it: no round deals this player while they leave.
-    table = Table.objects.select_for_update(no_key=True).get(pk=session.seat.table_id)
     if Hand.objects.filter(table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)):
         raise SeatError(
             f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."

@@ -61,6 +61,7 @@ class AuditEvent(AppendOnly):
         FILL = "fill", "Fill"
         CREDIT = "credit", "Credit"
         SHIFT = "shift", "Shift change"
+        GAME_FORFEIT = "game_forfeit", "Left a Pairs game and lost it"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

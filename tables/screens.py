@@ -19,15 +19,18 @@ from typing import Any
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
+from tables.games.pairs import losing_score
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
+from tables.services.hands import pairs_forfeit_settlement, pairs_game_round
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
+FORFEIT_ENDING = "forfeit"
 
 
 def hand_screen(hand: Hand) -> dict[str, Any]:
@@ -75,7 +78,8 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
 
 def table_screen(table: Table) -> dict[str, Any]:
     """The table between hands: seats and stacks, the shoe in play, the open hand, and (Rocket)
-    each seat's bet of the last hand that may be taken again ("Same bets")."""
+    each seat's bet of the last hand that may be taken again ("Same bets"); (Pairs) the game in
+    progress, its players' scores and who waits for the next game, or how the last game ended."""
     sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat")
     by_seat = {session.seat.number: session for session in sessions}
     chips = _chips(table, {number: session.pk for number, session in by_seat.items()})
@@ -83,9 +87,12 @@ def table_screen(table: Table) -> dict[str, Any]:
     hand = table.hands.filter(status__in=Hand.OPEN).first()
     last = table.hands.exclude(status__in=Hand.OPEN).order_by("-number").first()
     bets = _bets_again(table, last, by_seat, chips) if last and table.game == Game.ROCKET else {}
+    pairs = _pairs_game(table, by_seat) if table.game == Game.PAIRS else None
+    seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
     return {
         "table": _table(table),
-        "seats": [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)],
+        "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
+        "pairs": pairs,
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
         "last_hand": _hand_link(last) if last else None,
@@ -130,6 +137,101 @@ def _shoe_note(shoe: Shoe | None) -> str:
     if shoe is None:
         return "No shoe in play: shuffle one before the first hand."
     return shoe_spent(shoe)
+
+
+# Pairs between rounds: the game in progress, or how the last one ended
+
+
+def _pairs_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any]:
+    """The game in progress (its last round, losing score, players and their standing, lowest
+    score first) or, between games, the losing score the seated players would play to and how
+    the last game ended."""
+    game = pairs_game_round(table)
+    if game is None:
+        players = len(by_seat)
+        target = table.options.get("target") or (losing_score(players) if players >= 2 else None)
+        return {"in_game": False, "target": target, "players": [], "standing": [], "forfeits": {},
+                "last_game": _pairs_last_game(table)}
+    result = game.settlement["result"]
+    scores = seat_keyed(result["scores"])
+    names = {seat: session.player_name for seat, session in by_seat.items()}
+    standing = sorted(scores.items(), key=lambda item: (item[1], item[0]))
+    return {
+        "in_game": True,
+        "round": _hand_link(game),
+        "target": result["target"],
+        "pot": game.settlement["carry_out"] or None,
+        "ending": _ending_name(result["ending"]),
+        "players": game.seats,
+        "standing": [
+            {"seat": seat, "player": names.get(seat, ""), "score": score, "to_lose": result["target"] - score}
+            for seat, score in standing
+        ],
+        # What leaving would cost each player: the cash-out settles the game first.
+        "forfeits": {seat: -pairs_forfeit_settlement(game, seat).deltas[seat] for seat in game.seats},
+        "scores": scores,
+        "last_game": None,
+    }
+
+
+def _pairs_seat(seat: dict[str, Any], pairs: dict[str, Any]) -> dict[str, Any]:
+    """A Pairs seat: its score in the game in progress, or that its player waits for the next."""
+    number = seat["number"]
+    playing = number in pairs["players"]
+    return {
+        **seat,
+        "score": pairs["scores"][number] if playing else None,
+        "waits": bool(seat["session"]) and pairs["in_game"] and not playing,
+        "forfeit": pairs["forfeits"].get(number),
+    }
+
+
+def _pairs_last_game(table: Table) -> dict[str, Any] | None:
+    """How the table's last Pairs game ended, while no new game has been dealt: the round that
+    ended it (a loser, a Five Card Catch), or a player who left (its settlement replayed)."""
+    last = table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
+    if last is None or last.game != Game.PAIRS:
+        return None
+    sessions = seat_keyed(last.sessions)
+    rows = SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name", "ended_at")
+    names = {pk: name for pk, name, _ in rows}
+    names = {seat: names.get(pk, "") for seat, pk in sessions.items()}
+    result = last.settlement["result"]
+    if result["game_over"]:
+        entries = [tuple(entry) for entry in last.settlement["entries"]]
+    else:
+        # The first of its players to leave ended the game; any who left after were between games.
+        first = min((ended, pk) for pk, _, ended in rows if ended is not None)[1]
+        leaver = next(seat for seat, pk in sessions.items() if pk == first)
+        money = pairs_forfeit_settlement(last, leaver)
+        result, entries = money.result, [(e.party, e.amount, e.reason) for e in money.entries]
+    return {
+        "round": _hand_link(last),
+        "says": pairs_game_end(result, names),
+        "ending": _ending_name(result["ending"]),
+        **_money_lines(entries, names),
+    }
+
+
+def pairs_game_end(result: dict, names: dict[int, str]) -> str:
+    """How a Pairs game ended, in a sentence: who lost (or won a Five Card Catch), and the ending
+    that paid it."""
+    if result.get("five_card_winner") is not None:
+        who = _party_name(int(result["five_card_winner"]), names)
+        how = f"{who} holds five cards: a Five Card Catch wins the game"
+    elif result.get("event") == "left":
+        how = f"{_party_name(int(result['loser']), names)} left during the game and loses it"
+    else:
+        who = _party_name(int(result["loser"]), names)
+        how = f"{who} reached {result['target']} points and loses the game"
+    ending = _ending_name(result["ending"])
+    if result["ending"] == FORFEIT_ENDING:
+        return f"{how}. Ending: {ending} (no chips move; the loser pays a forfeit away from the table)."
+    return f"{how}. Ending: {ending}."
+
+
+def _ending_name(ending: str) -> str:
+    return ending.capitalize()
 
 
 # Records in
@@ -355,25 +457,34 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
 
 
 def _settlement(due: Finished, names: dict[int, str]) -> dict[str, Any]:
-    """Who pays and who is paid: the engine's entries, pot movements left out (they net to zero)."""
-    totals: dict[tuple, int] = {}
-    for entry in due.settlement.entries:
-        if entry.party != "pot":
-            totals[(entry.party, entry.reason)] = totals.get((entry.party, entry.reason), 0) + entry.amount
-    lines = [
-        {"party": str(party), "who": _party_name(party, names), "amount": abs(amount), "reason": reason}
-        for (party, reason), amount in totals.items()
-        if amount
-    ]
-    signs = {(str(party), reason): amount > 0 for (party, reason), amount in totals.items()}
+    """Who pays and who is paid (`_money_lines`); for a Pairs round that ended the game, how it
+    ended and under which ending."""
+    settlement = due.settlement
+    result = plain(settlement.result)
     return {
-        "pays": [line for line in lines if not signs[(line["party"], line["reason"])]],
-        "paid": [line for line in lines if signs[(line["party"], line["reason"])]],
-        "net": {str(party): amount for party, amount in due.settlement.deltas.items()},
-        "carry_out": due.settlement.carry_out,
-        "shortfalls": {str(seat): amount for seat, amount in due.settlement.shortfalls.items()},
-        "result": plain(due.settlement.result),
+        **_money_lines([(entry.party, entry.amount, entry.reason) for entry in settlement.entries], names),
+        "net": {str(party): amount for party, amount in settlement.deltas.items()},
+        "carry_out": settlement.carry_out,
+        "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
+        "result": result,
+        "game_end": pairs_game_end(result, names) if result.get("game_over") else None,
     }
+
+
+def _money_lines(entries, names: dict[int, str]) -> dict[str, list]:
+    """The (party, amount, reason) entries as who pays and who is paid, pot movements left out
+    (they net to zero)."""
+    totals: dict[tuple, int] = {}
+    for party, amount, reason in entries:
+        if party != "pot":
+            totals[(party, reason)] = totals.get((party, reason), 0) + amount
+    money: dict[str, list] = {"pays": [], "paid": []}
+    for (party, reason), amount in totals.items():
+        if amount:
+            who = _party_name(party, names)
+            line = {"party": str(party), "who": who, "amount": abs(amount), "reason": reason}
+            money["paid" if amount > 0 else "pays"].append(line)
+    return money
 
 
 def _party_name(party, names: dict[int, str]) -> str:

@@ -421,6 +421,9 @@ class ScreenSettlementSerializer(serializers.Serializer):
     carry_out = serializers.IntegerField()
     shortfalls = serializers.DictField(child=serializers.IntegerField())
     result = serializers.DictField(help_text="Game-specific facts (Pairs: the scorer and points).")
+    game_end = serializers.CharField(
+        allow_null=True, help_text="Pairs: how the game ended, and its ending, when this round ended it."
+    )
 
 
 class ScreenApprovalSerializer(serializers.Serializer):

@@ -16,15 +16,19 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from casino.audit import audit_record
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
+from casino.models import AuditEvent
 from ledger.chain import chain_append, chain_lock
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
-from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move
+from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
+from tables.games.pairs import PairsOptions
+from tables.games.pairs_endings import settle_game
 from tables.models import (
     ApprovalRequest,
     CardEvent,
@@ -80,8 +84,10 @@ def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: 
 
     Rocket: `bets` maps each playing seat to its bet (multiples of 10 within
     the table's limits, no more than the chips in front of the player). Pot
-    games and Pairs: every seated player plays; their chips in front are the
-    stakes (Pairs: their scores). Locks the table row so two starts cannot race.
+    games: every seated player plays; their chips in front are the stakes.
+    Pairs: the players of the game in progress, with their scores (a player
+    seated since waits for the next game); between games, every seated player
+    from 0. Locks the table row so two starts cannot race.
     """
     request = {"op": "hand_start", "table": table.pk, "bets": {str(k): v for k, v in (bets or {}).items()}}
     return _step_once(key=key, request=request, by=by, step=partial(_start, table.pk, bets or {}, by))
@@ -136,8 +142,9 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     game's next round in the same transaction: the dealer's one tap between rounds.
 
     Returns the next round when it started one, else the settled hand (or the hand waiting for the
-    pit). The next round starts only with the same players in the same seats; if `hand_start` would
-    refuse it, the settlement stands alone and the table says why when the dealer starts by hand.
+    pit). The next round deals the game's players (a player seated since waits for the next game);
+    if `hand_start` would refuse it, the settlement stands alone and the table says why when the
+    dealer starts by hand.
     Under one key: a retry answers the hand the first call returned and writes nothing. Locks the
     hand, then the table (as `hand_start` does).
     """
@@ -259,9 +266,10 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
         return _rocket_bets(table, sessions, chips, bets)
     if bets:
         raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
-    seats = sorted(sessions)
     if table.game == Game.PAIRS:
-        return seats, _pairs_scores(table, seats), {}
+        seats, scores = _pairs_players(table, sessions)
+        return seats, scores, {}
+    seats = sorted(sessions)
     ante = table.house_rules().ante
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
@@ -295,13 +303,14 @@ def _last_settled(table: Table) -> Hand | None:
     return table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
 
 
-def _pairs_scores(table: Table, seats: list[int]) -> dict[int, int]:
-    """Scores going in: carried from the last hand while its game goes on with the same players."""
-    last = _last_settled(table)
-    result = (last.settlement or {}).get("result", {}) if last else {}
-    if last and last.seats == seats and not result.get("game_over"):
-        return {int(seat): score for seat, score in result["scores"].items()}
-    return {seat: 0 for seat in seats}
+def _pairs_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[list[int], dict[int, int]]:
+    """The seats a Pairs round deals and their scores going in: the game in progress's players
+    and scores (a player seated since waits); between games, every seated player from 0."""
+    game = pairs_game_round(table)
+    if game is None:
+        seats = sorted(sessions)
+        return seats, dict.fromkeys(seats, 0)
+    return game.seats, seat_keyed(game.settlement["result"]["scores"])
 
 
 def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dict]:
@@ -315,10 +324,19 @@ def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dic
         options["previous_button"] = result.get("button")
     if table.game == Game.STARBOARD:
         options["button"] = _next_button(seats, result.get("button"))
-    if table.game == Game.PAIRS and options.get("continuous") and "in_play" in result:
-        if last.seats == seats and not result.get("game_over"):
-            state = {"in_play": seat_keyed(result["in_play"]), "to_act": result.get("next_to_act")}
+    if table.game == Game.PAIRS and options.get("continuous"):
+        state = _continuous_state(table)
     return options, state
+
+
+def _continuous_state(table: Table) -> dict:
+    """Continuous Pairs: the stacks still in play and the seat to act, carried from the last
+    round while its game goes on."""
+    game = pairs_game_round(table)
+    result = game.settlement["result"] if game else {}
+    if "in_play" not in result:  # a new game, or Continuous turned on mid-game: a fresh deal
+        return {}
+    return {"in_play": seat_keyed(result["in_play"]), "to_act": result.get("next_to_act")}
 
 
 def _next_button(seats: list[int], previous: int | None) -> int:
@@ -546,35 +564,43 @@ def _settle_and_continue(hand_id: int, by, expected_seq: int) -> Hand:
 
 
 def _round_goes_on(hand: Hand) -> bool:
-    """A settled Pairs round that moved no chips (the game is not over), its players all still seated."""
+    """A settled Pairs round whose game goes on (it moved no chips): the next round deals the
+    game's players, whoever has sat down since."""
     if hand.game != Game.PAIRS or hand.status != Hand.Status.SETTLED:
         return False
-    if hand.settlement["entries"] or hand.settlement["result"].get("game_over"):
-        return False
-    seated = {str(seat): session.pk for seat, session in open_sessions(hand.table).items()}
-    return seated == hand.sessions
+    game = pairs_game_round(hand.table)
+    return game is not None and game.pk == hand.pk
 
 
 def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     """Post the finished hand's settlement and close it (the caller holds the hand's lock)."""
     settlement = (game or _engine(hand)).settlement()
-    lines = _settlement_lines(hand, settlement)
-    if lines:  # a Pairs hand that does not end the game moves no money
-        ledger_post(
-            lines=lines,
-            kind="settlement",
-            by=by,
-            table=hand.table,
-            hand_id=hand.pk,
-            approved_by=approved_by,
-            memo=f"Hand {hand.number} settlement",
-        )
+    memo = f"Hand {hand.number} settlement"
+    _post_settlement_lines(hand, settlement, by=by, approved_by=approved_by, hand_id=hand.pk, memo=memo)
     hand.seq += 1
     hand.status = Hand.Status.SETTLED
     hand.settled_at = timezone.now()
     hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
     hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
     seal(hand, table=hand.table, event=hand.status)
+
+
+def _post_settlement_lines(
+    hand: Hand, settlement, *, by, memo: str, hand_id: int | None, approved_by=None
+) -> None:
+    """Post a settlement as one ledger transaction, if it moves money: a hand's, or (`hand_id`
+    None) a Pairs game's that a player lost by leaving, booked on its last round's accounts."""
+    lines = _settlement_lines(hand, settlement)
+    if lines:  # a Pairs round that does not end the game moves no money, nor does the forfeit ending
+        ledger_post(
+            lines=lines,
+            kind="settlement",
+            by=by,
+            table=hand.table,
+            hand_id=hand_id,
+            approved_by=approved_by,
+            memo=memo,
+        )
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:
@@ -602,3 +628,69 @@ def _settlement_record(settlement) -> dict:
         "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
         "result": settlement.result,
     }
+
+
+# A Pairs game: fixed players, and a player who leaves loses it
+
+
+def pairs_game_round(table: Table) -> Hand | None:
+    """The last settled round of the Pairs game in progress at `table`, or None between games.
+
+    A game runs from its first deal until a round ends it (a loser or a Five Card Catch) or one
+    of its players leaves (the cash-out settles it at once: `pairs_game_forfeit`). Its players
+    are fixed at its first deal: the seat sessions of this round (RULINGS.md "Tables, seats and
+    games").
+    """
+    last = _last_settled(table)
+    if last is None or last.game != Game.PAIRS or last.settlement["result"]["game_over"]:
+        return None
+    left = SeatSession.objects.filter(pk__in=last.sessions.values()).exclude(ended_at=None)
+    return None if left.exists() else last
+
+
+def pairs_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
+    """How a Pairs game settles when `seat` leaves it after `last_round`: under the round's ending
+    (as recorded on it) as if the seat had reached the losing score, with the pot the round
+    carried out. A replay of the records: the same answer every time it is asked."""
+    result = last_round.settlement["result"]
+    scores = {**seat_keyed(result["scores"]), seat: result["target"]}
+    options = PairsOptions.build(last_round.options)
+    money = settle_game(
+        scores,
+        ending=options.ending,
+        loser=seat,
+        tacoma_amount=options.tacoma_amount,
+        carry=last_round.settlement["carry_out"],
+    )
+    facts = {"event": "left", "scores": scores, "target": result["target"], "game_over": True}
+    return replace(money, result={**facts, **money.result})
+
+
+def pairs_game_forfeit(*, session: SeatSession, by) -> Settlement | None:
+    """The player of `session` leaves: if they are a player of the Pairs game in progress, they
+    lose it, and it settles at once (`pairs_forfeit_settlement`) through the hand settlements'
+    posting path, on the ledger and in the audit log. Part of the cash-out: the caller holds the
+    session's and the table's locks in the cash-out's transaction, so the cash-out takes what is
+    left. Returns the settlement, or None for a player between games or waiting for the next."""
+    table = session.seat.table
+    last_round = pairs_game_round(table) if table.game == Game.PAIRS else None
+    seat = session.seat.number
+    if last_round is None or last_round.sessions.get(str(seat)) != session.pk:
+        return None
+    settlement = pairs_forfeit_settlement(last_round, seat)
+    ending = settlement.result["ending"]
+    memo = f"Hand {last_round.number}: seat {seat} left the Pairs game and loses it ({ending})"
+    # Not the round's own transaction (hand_id None): the round replays to what it posted itself.
+    _post_settlement_lines(last_round, settlement, by=by, memo=memo, hand_id=None)
+    audit_record(
+        action=AuditEvent.Action.GAME_FORFEIT,
+        user=by,
+        table=table.pk,
+        hand=last_round.pk,
+        seat=seat,
+        session=session.pk,
+        ending=ending,
+        scores=plain(settlement.result["scores"]),
+        deltas=plain(settlement.deltas),
+    )
+    return settlement

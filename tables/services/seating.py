@@ -55,7 +55,9 @@ def seat_buy_in(*, session: SeatSession, amount: int, by, key: str) -> SeatSessi
 
 
 def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
-    """The player leaves with every chip in front of them."""
+    """The player leaves with every chip in front of them. A player of a Pairs game in progress
+    loses it first: the game settles under its ending in the same transaction (RULINGS.md
+    "Tables, seats and games"). Refused while the player is in the hand being played."""
     request = {"op": "seat_close", "session": session.pk}
     answer = run_once(key=key, request=request, by=by, work=partial(_close, session.pk, by))
     return SeatSession.objects.get(pk=answer["session"])
@@ -90,12 +92,19 @@ def _buy_in(session_id: int, amount: int, by) -> dict:
 
 
 def _close(session_id: int, by) -> dict:
+    # The table's lock first (the lock order, docs/records.md), as hand_start takes it: no round
+    # deals this player while they leave.
+    table_id = SeatSession.objects.filter(pk=session_id).values_list("seat__table_id", flat=True).get()
+    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     session = _lock_open_session(session_id)
-    table = session.seat.table
     if Hand.objects.filter(table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)):
         raise SeatError(
             f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."
         )
+    # A player of a Pairs game in progress loses it by leaving: it settles before the cash-out.
+    from .hands import pairs_game_forfeit  # hands imports this module
+
+    pairs_game_forfeit(session=session, by=by)
     chips = player_account(session).balance
     if chips:
         patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)

@@ -826,13 +826,14 @@ def test_the_round_that_ends_a_pairs_game_moves_chips_and_goes_back_to_the_table
     assert "Next hand" in page(client.get(hand_url(hand)))
 
 
-def test_a_pairs_round_goes_on_only_with_the_same_players(client, pairs_round, dana):
-    seat(pairs_round.table, 3, 50, dana)  # a player sat down during the round: the game starts again
+def test_a_pairs_round_goes_on_with_the_games_players_while_a_new_player_waits(client, pairs_round, dana):
+    seat(pairs_round.table, 3, 50, dana)  # a player sat down during the round: they wait for the next game
 
     response = client.post(hand_url(pairs_round, "settle"), step(pairs_round))
 
-    assert response["Location"] == hand_url(pairs_round)
-    assert Hand.objects.filter(table=pairs_round.table).count() == 1
+    second = Hand.objects.get(table=pairs_round.table, number=2)
+    assert response["Location"] == hand_url(second)
+    assert second.seats == [1, 2] and second.stakes == {"1": 4, "2": 0}
 
 
 def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, blackstone, dana, pete):

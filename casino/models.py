@@ -61,6 +61,8 @@ class AuditEvent(AppendOnly):
         FILL = "fill", "Fill"
         CREDIT = "credit", "Credit"
         SHIFT = "shift", "Shift change"
+        SHIFT_START = "shift_start", "Started a shift"
+        SHIFT_END = "shift_end", "Ended a shift"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

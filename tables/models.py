@@ -522,7 +522,8 @@ class Shift(models.Model):
                 name="shift_ends_after_it_starts",
             ),
             models.CheckConstraint(
-                condition=Q(ended_at=None, ended_reason="") | (Q(ended_at__isnull=False) & ~Q(ended_reason="")),
+                condition=Q(ended_at=None, ended_reason="")
+                | (Q(ended_at__isnull=False) & ~Q(ended_reason="")),
                 name="shift_ended_with_a_reason",
             ),
         ]

@@ -42,8 +42,8 @@ class Floor:
     a spoiled slip, and a correction asked for and still pending."""
 
     def __init__(self, table, dana, pete):
-        shift_start(user=dana, table=table, by=pete)
         shift_start(user=pete, pit=table.pit, by=pete)
+        shift_start(user=dana, table=table, by=pete)
         self.count = table_count(
             table=table, kind="opener", denominations={"25": 40}, by=pete, device="pit-pc", key=key(),
             counter=SignatureGiven("dana", "dana-pass"), witness=SignatureGiven("pete", "pete-pass"),

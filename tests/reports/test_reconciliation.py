@@ -37,8 +37,8 @@ def rocket(pit, pete):
 @pytest.fixture
 def on_duty(rocket, dana, pete):
     """dana deals at Rocket 1 and pete runs its pit: both may sign its counts."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     return rocket
 
 

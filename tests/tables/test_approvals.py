@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 def big_payout(rocket, dana, pete):
     rocket.payout_approval_threshold = 100
     rocket.save()
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     player = seat(rocket, 1, 500, dana)
     hand = hand_start(table=rocket, bets={1: 500}, by=dana, key=key())
     hand = play(hand, [5, 9, 4, 9], [("hit",)], dana)  # the dealer pairs 9s: pays 50 x 9 = 450
@@ -129,9 +129,9 @@ def test_a_refused_rank_is_kept_on_file_as_an_incident(pairs, dana):
 
 
 def test_each_sees_the_tables_of_their_shift(rocket, blackstone, dana, olga, pete, ada):
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=olga, table=blackstone, by=pete)
-    shift_start(user=pete, pit=rocket.pit, by=pete)
 
     assert list(tables_visible_to(dana)) == [rocket]
     assert user_can_deal(dana, rocket) and not user_can_deal(dana, blackstone)

@@ -36,8 +36,8 @@ OUR_APPS = ("tables", "ledger", "casino")
 
 @pytest.fixture
 def on_shift(rocket, dana, pete):
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     return rocket
 
 

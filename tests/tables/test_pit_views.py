@@ -45,8 +45,8 @@ EVERY_CHIP_AT_ZERO = {f"chip_{value}": "0" for value in (1, 5, 25, 100, 500, 100
 @pytest.fixture
 def floor(rocket, dana, pete):
     """dana deals at Rocket 1, pete runs its pit (PIN 2468)."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     pete.set_pin(PETE_PIN)
     pete.save()
     return rocket

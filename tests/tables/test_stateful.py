@@ -346,9 +346,9 @@ class TableMachine(RuleBasedStateMachine):
             for number, buy_in in enumerate(buy_ins, start=1):
                 self.call(seat_open, table=table, seat=number, buy_in=buy_in, by=self.people["dana"])
                 self.cash_in[name] += buy_in
+        shift_start(user=pete, pit=self.pit, by=pete)
         shift_start(user=self.people["dana"], table=self.tables["rocket"], by=pete)
         shift_start(user=self.people["olga"], table=self.tables["blackstone"], by=pete)
-        shift_start(user=pete, pit=self.pit, by=pete)
         shift_start(user=self.people["paula"], pit=self.pit, by=pete)
         return multiple(*SeatSession.objects.order_by("pk").values_list("pk", flat=True))
 

@@ -41,8 +41,8 @@ def roles(db):
 @pytest.fixture
 def dealing(client, rocket, dana, pete):
     """Dana on shift at Rocket 1 and signed in on the tablet; Pete running the pit."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     client.force_login(dana)
     return rocket
 

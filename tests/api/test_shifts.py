@@ -126,3 +126,15 @@ def test_a_change_without_an_idempotency_key_is_refused(as_pete):
 
     assert answer.status_code == 400
     assert "Idempotency-Key" in answer.json()
+
+
+def test_the_device_command_rotates_a_device_to_its_new_table(floor, rocket, blackstone):
+    from django.core.management import CommandError, call_command
+
+    call_command("device_token", "shoe-1", "--create", "--table", str(rocket.pk), "--by", "pete", stdout=None)
+    call_command("device_token", "shoe-1", "--table", str(blackstone.pk), "--by", "pete", stdout=None)
+
+    shifts = Shift.objects.filter(user__username="shoe-1").order_by("pk")
+    assert [(s.table, s.ended_reason) for s in shifts] == [(rocket, "rotated"), (blackstone, "")]
+    with pytest.raises(CommandError, match="already deals at"):
+        call_command("device_token", "shoe-1", "--table", str(blackstone.pk), "--by", "pete", stdout=None)

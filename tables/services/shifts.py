@@ -121,7 +121,8 @@ def _end(shift_id: int, by, reason: str, at) -> dict:
 
 def _lock_person(user_id: int):
     # One lock per person: whoever changes their shifts waits for the other change to commit.
-    return get_user_model().objects.select_for_update().get(pk=user_id)
+    # no_key: rows that merely point at the person (their cards, hands) are not held up.
+    return get_user_model().objects.select_for_update(no_key=True).get(pk=user_id)
 
 
 def _lock_shift(shift_id: int) -> Shift:

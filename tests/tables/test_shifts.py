@@ -347,3 +347,22 @@ def test_the_admin_shows_shifts_and_refuses_every_edit(as_pete, dana):
     )
     assert client.post(f"/admin/tables/shift/{shift.pk}/delete/", {"post": "yes"}).status_code == 403
     assert written() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_pages_putting_one_dealer_on_two_tables_at_once_make_one_shift(
+    rocket, blackstone, dana, pete, pit_on_duty
+):
+    from .test_races import race
+
+    def act(i):
+        try:
+            shift_start(user=dana, table=[rocket, blackstone][i], by=pete, key=f"page-{i}")
+        except ShiftError as error:
+            return error.message.split(":")[0]
+        return "started"
+
+    outcomes = race(2, act)
+
+    assert sorted(outcomes)[1] == "started" and sorted(outcomes)[0].startswith("dana is already on shift at")
+    assert Shift.objects.filter(user=dana, ended_at=None).count() == 1

@@ -33,7 +33,7 @@ from tables.services import (
     table_is_open,
 )
 
-from .conftest import TRAY_OPENING, card, key, open_table, person, play, seat
+from .conftest import TRAY_OPENING, card, deal_at, key, open_table, person, play, seat
 from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +56,7 @@ def floor(rocket, dana, pete):
 def to_open(floor, dana, pete):
     """Rocket 2 in the same pit, its tray filled, not opened yet; dana on shift there to count it."""
     table = open_table(floor.pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8, opened=False)
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     return table
 
 

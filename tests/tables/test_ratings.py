@@ -138,7 +138,7 @@ def test_hands_outside_a_dealers_shift_are_not_theirs(evening, dana, olga, rocke
     shift_start(user=olga, table=rocket, by=pete)
     from tables.models import Shift
 
-    Shift.objects.filter(user=dana).update(ended_at=clock.now)
+    Shift.objects.filter(user=dana).update(ended_at=clock.now, ended_reason=Shift.Ended.END)
     clock.advance(minutes=5)
     dealer_pairs_nines(rocket, {2: 10}, olga)
     clock.advance(minutes=25)

@@ -90,10 +90,8 @@ def _start(user_id: int, table: Table | None, pit: Pit | None, by, at) -> dict:
     _check_in_charge(by, table.pit if table else pit, own=pit is not None and by.pk == user.pk)
     current = open_shifts(user).select_related("table", "pit").first()
     if current is not None:
-        raise ShiftError(
-            f"{user} is already on shift at {_place(current)}: rotate them to another table, "
-            "or end that shift first."
-        )
+        move = "rotate them to another table, or end that shift first" if current.table else "end it first"
+        raise ShiftError(f"{user} is already on shift at {_place(current)}: {move}.")
     return {"shift": _begin(user, table, pit, by, at).pk}
 
 

@@ -20,6 +20,7 @@ from tables.models import (
     Incident,
     Pit,
     SeatSession,
+    Shift,
     Signature,
     Slip,
     TableCount,
@@ -29,6 +30,7 @@ from tables.services import (
     hand_start,
     hand_void_request,
     seat_close,
+    shift_end,
     shift_start,
     table_is_open,
 )
@@ -250,6 +252,7 @@ def test_the_pit_view_shows_each_table_with_its_dealer_hand_tray_result_and_appr
 
 def test_the_win_or_loss_counts_only_settlements_since_the_managers_shift_began(floor, dana, pete):
     settled_hand(floor, dana)  # before pete's new shift: not his
+    shift_end(shift=Shift.objects.get(user=pete, ended_at=None), by=pete)
     shift_start(user=pete, pit=floor.pit, by=pete)
 
     page = signed_in(pete).get("/pit/").content.decode()

@@ -131,8 +131,8 @@ def floor(db):
     )
     shift_start(user=pete, pit=pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
-    shift_start(user=olga, table=electronic, by=pete)
     shift_start(user=paul, pit=far, by=paul)
+    shift_start(user=olga, table=electronic, by=paul)
     count(rocket, "opener", dana, pete)
     count(electronic, "opener", olga, paul)
 

@@ -90,8 +90,7 @@ def _start(user_id: int, table: Table | None, pit: Pit | None, by, at) -> dict:
     _check_in_charge(by, table.pit if table else pit, own=pit is not None and by.pk == user.pk)
     current = open_shifts(user).select_related("table", "pit").first()
     if current is not None:
-        move = "rotate them to another table, or end that shift first" if current.table else "end it first"
-        raise ShiftError(f"{user} is already on shift at {_place(current)}: {move}.")
+        raise ShiftError(f"{user} is already on shift {_busy(by, current)}.")
     return {"shift": _begin(user, table, pit, by, at).pk}
 
 
@@ -102,6 +101,7 @@ def _rotate(shift_id: int, table: Table, by, at) -> dict:
         raise ShiftError("Only a dealer's shift at a table is rotated; a pit manager's shift is ended.")
     if table.pk == shift.table_id:
         raise ShiftError(f"{shift.user} already deals at {table}: choose another table.")
+    _check_place(shift.user, table, None)
     _check_in_charge(by, shift.table.pit)
     _check_in_charge(by, table.pit)
     _finish(shift, by, Shift.Ended.ROTATED, at)
@@ -196,6 +196,16 @@ def is_pit_manager(user) -> bool:
 
 def _place(shift: Shift) -> str:
     return str(shift.table or shift.pit)
+
+
+def _busy(by, shift: Shift) -> str:
+    """Where `shift` is and what to do about it, the place named only to someone who runs its pit:
+    a refusal never names a table of a pit the user does not run."""
+    pit_id = shift.table.pit_id if shift.table else shift.pit_id
+    if pit_id not in supervised_pits(by):
+        return "in another pit: that pit ends the shift first"
+    move = "rotate them to another table, or end that shift first" if shift.table else "end it first"
+    return f"at {_place(shift)}: {move}"
 
 
 def _clock(at: datetime) -> str:

@@ -366,3 +366,20 @@ def test_two_pages_putting_one_dealer_on_two_tables_at_once_make_one_shift(
 
     assert sorted(outcomes)[1] == "started" and sorted(outcomes)[0].startswith("dana is already on shift at")
     assert Shift.objects.filter(user=dana, ended_at=None).count() == 1
+
+
+def test_a_dealer_on_shift_in_another_pit_is_refused_without_naming_that_table(
+    rocket, dana, pete, paul, pit_on_duty
+):
+    far = Shift.objects.get(user=paul).pit.tables.get()
+    shift_start(user=dana, table=far, by=paul)
+    before = written()
+
+    with pytest.raises(ShiftError) as error:
+        shift_start(user=dana, table=rocket, by=pete, key=key())
+
+    assert error.value.message == (
+        "dana is already on shift in another pit: that pit ends the shift first."
+    )
+    assert far.name not in error.value.message
+    assert written() == before

@@ -62,6 +62,8 @@ class AuditEvent(AppendOnly):
         CREDIT = "credit", "Credit"
         SHIFT = "shift", "Shift change"
         GAME_FORFEIT = "game_forfeit", "Left a Pairs game and lost it"
+        SHIFT_START = "shift_start", "Started a shift"
+        SHIFT_END = "shift_end", "Ended a shift"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -1,6 +1,6 @@
 """The floor and its records in the admin, for auditors above all.
 
-Administrators edit the floor (casinos, pits, tables) and shifts here. Everything written by the
+Administrators edit the floor (casinos, pits, tables) here; shifts are the pit's. Everything written by the
 table services (shoes, seats, hands, cards, card corrections, decisions, incidents, approvals, slips,
 signatures and counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
 ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
@@ -80,16 +80,21 @@ class TableAdmin(CsvExportMixin, admin.ModelAdmin):
 
 
 @admin.register(Shift)
-class ShiftAdmin(CsvExportMixin, admin.ModelAdmin):
-    list_display = ["user", "table", "pit", "started_at", "ended_at", "started_by", "hands"]
+class ShiftAdmin(RecordAdmin):
+    """Read-only: the pit runs shifts (`tables.services.shifts`), which check and audit each change."""
+
+    list_display = [
+        "user", "table", "pit", "started_at", "started_by", "ended_at", "ended_reason", "ended_by", "hands"
+    ]
     list_filter = [
         ("ended_at", admin.EmptyFieldListFilter),
+        "ended_reason",
         related_only("table"),
         related_only("pit"),
         related_only("user"),
         "started_at",
     ]
-    list_select_related = ["user", "table", "pit__casino", "started_by"]
+    list_select_related = ["user", "table", "pit__casino", "started_by", "ended_by"]
     search_fields = ["user__username", "table__name", "pit__name"]
     date_hierarchy = "started_at"
 

@@ -505,7 +505,17 @@ class IdempotentRequest(models.Model):
 
 
 class Shift(models.Model):
-    """A member of staff on duty: a dealer at a table, or a pit manager in a pit."""
+    """A member of staff on duty: a dealer at a table, or a pit manager in a pit.
+
+    Written only by `tables.services.shifts` (the pit page and the API): a shift ends once, never
+    before it started, and says why (`ended_reason`): rotated to another table, a break, or the end
+    of the shift. A rotation is two shifts, the second starting when the first ended.
+    """
+
+    class Ended(models.TextChoices):
+        ROTATED = "rotated", "Rotated"
+        BREAK = "break", "Break"
+        END = "end", "End of shift"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="shifts")
     table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="shifts")
@@ -513,6 +523,10 @@ class Shift(models.Model):
     started_at = models.DateTimeField()
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    ended_reason = models.CharField(max_length=10, choices=Ended.choices, blank=True)
 
     class Meta:
         constraints = [
@@ -522,6 +536,15 @@ class Shift(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["user"], condition=Q(ended_at=None), name="one_open_shift_per_user"
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_at=None) | Q(ended_at__gte=F("started_at")),
+                name="shift_ends_after_it_starts",
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_at=None, ended_reason="")
+                | (Q(ended_at__isnull=False) & ~Q(ended_reason="")),
+                name="shift_ended_with_a_reason",
             ),
         ]
 

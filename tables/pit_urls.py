@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from tables.pit import shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -20,4 +21,9 @@ urlpatterns = [
     path("slips/", pit.slips_this_year, name="slips_now"),
     path("slips/<int:year>/", pit.slips_page, name="slips"),
     path("ratings/", pit.ratings_page, name="ratings"),
+    path("shifts/", shifts.shifts_page, name="shifts"),
+    path("tables/<int:table_id>/shifts/", shifts.assign, name="shift_assign"),
+    path("shifts/<int:shift_id>/rotate/", shifts.rotate, name="shift_rotate"),
+    path("shifts/<int:shift_id>/break/", shifts.send_on_break, name="shift_break"),
+    path("shifts/<int:shift_id>/end/", shifts.end, name="shift_end"),
 ]

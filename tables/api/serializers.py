@@ -12,7 +12,7 @@ from rest_framework import serializers
 from casino.limits import MAX_AMOUNT
 from tables.games import Move
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
-from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shoe, Table
+from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shift, Shoe, Table
 from tables.services.hands import RANK_RANGE
 from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
 
@@ -170,6 +170,33 @@ class ApprovalDecisionSerializer(serializers.Serializer):
 # Responses
 
 
+class ShiftTimeSerializer(serializers.Serializer):
+    at = serializers.DateTimeField(
+        required=False,
+        default=None,
+        help_text="When it happened, with its time zone (now if omitted); never over a minute ahead.",
+    )
+
+
+class ShiftStartSerializer(ShiftTimeSerializer):
+    user = serializers.CharField(max_length=150, help_text="The username of the dealer or pit manager.")
+    table = serializers.IntegerField(
+        min_value=1, max_value=MAX_BIGINT, required=False, help_text="A dealer's table (one of yours)."
+    )
+    pit = serializers.IntegerField(
+        min_value=1, max_value=MAX_BIGINT, required=False, help_text="A pit manager's pit."
+    )
+
+    def validate(self, data: dict) -> dict:
+        if ("table" in data) == ("pit" in data):
+            raise serializers.ValidationError("Give a table (for a dealer) or a pit (for a pit manager).")
+        return data
+
+
+class ShiftRotateSerializer(ShiftTimeSerializer):
+    table = serializers.IntegerField(min_value=1, max_value=MAX_BIGINT, help_text="The dealer's next table.")
+
+
 class DetailSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="What was wrong, in a sentence staff understand.")
 
@@ -316,6 +343,18 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "decided_by",
             "decided_at",
             "decision_reason",
+        ]
+
+
+class ShiftSerializer(serializers.ModelSerializer):
+    user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    started_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    ended_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Shift
+        fields = [
+            "id", "user", "table", "pit", "started_at", "started_by", "ended_at", "ended_by", "ended_reason"
         ]
 
 

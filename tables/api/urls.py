@@ -2,7 +2,7 @@
 
 from rest_framework.routers import SimpleRouter
 
-from . import views
+from . import shifts, views
 
 router = SimpleRouter(use_regex_path=False)
 router.register("tables", views.TableViewSet, basename="table")
@@ -10,5 +10,6 @@ router.register("seat-sessions", views.SeatSessionViewSet, basename="seat-sessio
 router.register("shoes", views.ShoeViewSet, basename="shoe")
 router.register("hands", views.HandViewSet, basename="hand")
 router.register("approvals", views.ApprovalViewSet, basename="approval")
+router.register("shifts", shifts.ShiftViewSet, basename="shift")
 
 urlpatterns = router.urls

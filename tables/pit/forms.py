@@ -56,3 +56,15 @@ class DecideForm(KeyedForm):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     reason = forms.CharField(label="Reason", max_length=500, required=False)
     secret = forms.CharField(label="Your password or PIN", max_length=SECRET_LENGTH, required=False)
+
+
+class AssignForm(KeyedForm):
+    """Put a dealer on the table the address names."""
+
+    dealer = forms.CharField(label="Dealer", max_length=150)
+
+
+class RotateForm(KeyedForm):
+    """Move the dealer of the shift the address names to another table of the pit."""
+
+    table = forms.IntegerField(label="Table", min_value=1)

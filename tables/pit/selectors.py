@@ -170,3 +170,59 @@ def dealers_seen_by(user) -> QuerySet:
     """Every dealer who dealt at a table `user` sees, by name."""
     tables = tables_visible_to(user)
     return get_user_model().objects.filter(shifts__table__in=tables).distinct().order_by("username")
+
+
+# Shifts: the pit's rota
+
+
+def shifts_visible_to(user) -> QuerySet[Shift]:
+    """Shifts at the tables `user` sees and in the pits of those tables (every shift for an auditor)."""
+    tables = tables_visible_to(user)
+    pits = set(tables.values_list("pit", flat=True)) | supervised_pits(user)
+    return Shift.objects.filter(Q(table__in=tables.values("pk")) | Q(pit__in=pits)).select_related(
+        "user", "table__pit", "pit"
+    )
+
+
+def pit_rota(pit) -> dict:
+    """A pit's tables, each with its dealers on shift; its managers on shift; and its dealers off a
+    table (on a break, off since their last shift here, or never yet on shift). A fixed number of
+    queries, whatever the pit holds."""
+    tables = list(pit.tables.order_by("name"))
+    on_shift = Shift.objects.filter(ended_at=None).select_related("user").order_by("started_at", "pk")
+    dealing = defaultdict(list)
+    for shift in on_shift.filter(table__pit=pit):
+        dealing[shift.table_id].append(shift)
+    return {
+        "pit": pit,
+        "tables": [{"table": table, "shifts": dealing.get(table.pk, [])} for table in tables],
+        "managers": list(on_shift.filter(pit=pit)),
+        "off": list(dealers_off_table(pit)),
+    }
+
+
+def dealers_off_table(pit) -> QuerySet:
+    """Active dealers on no shift whose last shift was at a table of `pit`, or who never had one
+    (a dealer belongs to no pit: a new one may be put on any), each with `last_reason` and
+    `last_ended` of that last shift."""
+    users = get_user_model().objects.filter(is_active=True, is_superuser=False)
+    latest = Shift.objects.filter(user=OuterRef("pk")).order_by("-started_at", "-pk")
+    return (
+        users.filter(pk__in=users.filter(_holding("deal_table")).values("pk"))
+        .exclude(pk__in=users.filter(_holding("supervise_table")).values("pk"))
+        .exclude(pk__in=Shift.objects.filter(ended_at=None).values("user"))
+        .annotate(
+            last_pit=Subquery(latest.values("table__pit")[:1]),
+            last_reason=Subquery(latest.values("ended_reason")[:1]),
+            last_ended=Subquery(latest.values("ended_at")[:1]),
+        )
+        .filter(Q(last_pit=pit.pk) | Q(last_pit__isnull=True))
+        .order_by("username")
+    )
+
+
+def _holding(codename: str) -> Q:
+    """Users holding the permission `tables.<codename>`, their own or through a group."""
+    return Q(user_permissions__codename=codename, user_permissions__content_type__app_label="tables") | Q(
+        groups__permissions__codename=codename, groups__permissions__content_type__app_label="tables"
+    )

@@ -13,7 +13,7 @@ from .hands import (
     hand_start,
 )
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
-from .shifts import shift_end, shift_start
+from .shifts import ShiftError, shift_end, shift_rotate, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
 from .slips import SignatureGiven, SignatureRefused, slip_void, slips_report
 from .tray import TrayError, credit_request, fill_request, tray_credit, tray_fill
@@ -33,7 +33,9 @@ __all__ = [
     "approval_decide",
     "approval_withdraw",
     "hand_void_request",
+    "ShiftError",
     "shift_end",
+    "shift_rotate",
     "shift_start",
     "SeatError",
     "ShoeError",

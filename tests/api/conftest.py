@@ -42,9 +42,9 @@ def signed_in(user) -> Client:
 @pytest.fixture
 def floor(rocket, blackstone, dana, olga, pete):
     """dana on shift at Rocket 1, olga at Blackstone 1, pete in their pit."""
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=olga, table=blackstone, by=pete)
-    shift_start(user=pete, pit=rocket.pit, by=pete)
     return rocket
 
 

@@ -22,8 +22,8 @@ POLL_WAIT_MS = 10_000  # the pit view polls every 3 seconds
 @pytest.fixture
 def pit_floor(floor, people):
     """dana deals at Rocket 1; pete runs the pit."""
-    shift_start(user=people["dana"], table=floor["rocket"], by=people["pete"])
     shift_start(user=people["pete"], pit=floor["rocket"].pit, by=people["pete"])
+    shift_start(user=people["dana"], table=floor["rocket"], by=people["pete"])
     return floor
 
 

@@ -9,8 +9,8 @@ from playwright.sync_api import Page, expect
 from ledger.models import Account
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
-from tables.services import hand_settle, hand_start, shift_start
-from tests.tables.conftest import TRAY_OPENING, key, play, seat
+from tables.services import hand_settle, hand_start
+from tests.tables.conftest import TRAY_OPENING, deal_at, key, play, seat
 
 from .conftest import PORTRAIT
 
@@ -88,7 +88,7 @@ def recorded_cards(hand) -> list[tuple]:
 
 def test_a_dealer_plays_a_rocket_hand_with_three_players_by_tapping(floor, people, tablet, screenshot):
     rocket, dana = floor["rocket"], people["dana"]
-    shift_start(user=dana, table=rocket, by=people["pete"])
+    deal_at(rocket, dana, people["pete"])
     page = tablet("dana")
 
     # given three players seated with 200 each, betting 20 (two taps of +), 50 (keyed) and 10
@@ -147,7 +147,7 @@ def test_a_dealer_plays_a_rocket_hand_with_three_players_by_tapping(floor, peopl
 
 def test_a_dealer_plays_a_blackstone_game_by_tapping(floor, people, tablet, screenshot):
     blackstone = floor["blackstone"]
-    shift_start(user=people["dana"], table=blackstone, by=people["pete"])
+    deal_at(blackstone, people["dana"], people["pete"])
     page = tablet("dana")
     open_table(page, "Blackstone 1")
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
@@ -192,7 +192,7 @@ def test_a_dealer_plays_a_blackstone_game_by_tapping(floor, people, tablet, scre
 
 def test_a_dealer_plays_a_starboard_game_by_tapping(floor, people, tablet, screenshot):
     starboard = floor["starboard"]
-    shift_start(user=people["dana"], table=starboard, by=people["pete"])
+    deal_at(starboard, people["dana"], people["pete"])
     page = tablet("dana")
     open_table(page, "Starboard 1")
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
@@ -234,7 +234,7 @@ def test_a_dealer_plays_a_starboard_game_by_tapping(floor, people, tablet, scree
 def rocket_hand_page(floor, people, tablet):
     """Dana at Rocket 1 with one player betting 10; the hand is open on her tablet."""
     rocket = floor["rocket"]
-    shift_start(user=people["dana"], table=rocket, by=people["pete"])
+    deal_at(rocket, people["dana"], people["pete"])
     page = tablet("dana")
     open_table(page, "Rocket 1")
     seat_player(page, 1, "Ann", 100)
@@ -298,7 +298,7 @@ def key_named_card(page: Page, rank: int) -> tuple:
 
 def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(floor, people, tablet):
     rocket = floor["rocket"]
-    shift_start(user=people["dana"], table=rocket, by=people["pete"])
+    deal_at(rocket, people["dana"], people["pete"])
     page = tablet("dana")
     open_table(page, "Rocket 1")
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
@@ -335,7 +335,7 @@ def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(fl
 
 def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(floor, people, tablet):
     pairs = floor["pairs"]
-    shift_start(user=people["dana"], table=pairs, by=people["pete"])
+    deal_at(pairs, people["dana"], people["pete"])
     page = tablet("dana")
     open_table(page, "Pairs 1")
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
@@ -375,7 +375,7 @@ def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):
 
 def test_the_next_rocket_hand_starts_with_the_same_bets_in_one_tap(floor, people, tablet):
     rocket, dana = floor["rocket"], people["dana"]
-    shift_start(user=dana, table=rocket, by=people["pete"])
+    deal_at(rocket, dana, people["pete"])
     for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
         seat(rocket, number, 200, dana, name)
     first = hand_start(table=rocket, bets={1: 20, 2: 50, 3: 10}, by=dana, key=key())
@@ -404,7 +404,7 @@ def test_the_next_rocket_hand_starts_with_the_same_bets_in_one_tap(floor, people
 def test_confirming_a_pairs_round_opens_the_next_round(floor, people, tablet):
     dana = people["dana"]
     pairs = floor["pairs"]
-    shift_start(user=dana, table=pairs, by=people["pete"])
+    deal_at(pairs, dana, people["pete"])
     seat(pairs, 1, 50, dana, "Ann"), seat(pairs, 2, 50, dana, "Bob")
     page = tablet("dana")
     open_table(page, "Pairs 1")

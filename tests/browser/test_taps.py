@@ -18,9 +18,9 @@ from playwright.sync_api import Page, expect
 
 from tables.games import CardDue
 from tables.models import Casino, Game, Hand, Pit, Shoe
-from tables.services import hand_start, shift_start
+from tables.services import hand_start
 from tables.services.engine import engine_for
-from tests.tables.conftest import card, decide, key, open_table, seat
+from tests.tables.conftest import card, deal_at, decide, key, open_table, seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,7 +49,7 @@ def test_the_taps_of_a_hand_besides_its_cards_and_decisions_are_as_documented(ga
     name, low, high, decks, move, first, measured = GAMES[game]
     table = open_table(pit(), people["pete"], game, name, low, high, decks=decks, kind=kind, **options(game))
     dana = people["dana"]
-    shift_start(user=dana, table=table, by=people["pete"])
+    deal_at(table, dana, people["pete"])
     for number in BETS:
         seat(table, number, BUY_IN, dana)
     hand = play_by_services(table, dana, move, first if kind == Shoe.Kind.PHYSICAL else None)

@@ -129,10 +129,10 @@ def floor(db):
     electronic = open_table(
         far, pete, Game.ROCKET, "Electronic", 10, 500, decks=8, kind=Shoe.Kind.SYSTEM, opened=False
     )
-    shift_start(user=dana, table=rocket, by=pete)
-    shift_start(user=olga, table=electronic, by=pete)
     shift_start(user=pete, pit=pit, by=pete)
-    shift_start(user=paul, pit=far, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
+    shift_start(user=paul, pit=far, by=paul)
+    shift_start(user=olga, table=electronic, by=paul)
     count(rocket, "opener", dana, pete)
     count(electronic, "opener", olga, paul)
 

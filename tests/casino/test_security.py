@@ -168,6 +168,7 @@ def test_an_idle_session_expires_after_thirty_minutes_and_each_request_restarts_
 def test_a_screen_polling_by_itself_does_not_keep_an_idle_session_alive(client, dana, rocket, pete):
     from tables.services import shift_start
 
+    shift_start(user=pete, pit=rocket.pit, by=pete)  # the pit puts dana on Rocket 1
     shift_start(user=dana, table=rocket, by=pete)
     sign_in(client, "dana-password")
     expiry = Session.objects.get().expire_date

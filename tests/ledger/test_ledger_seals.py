@@ -49,8 +49,8 @@ class Floor:
     whose large payout the pit rejected and which it then voided, and one just started."""
 
     def __init__(self, table, dana, pete):
-        shift_start(user=dana, table=table, by=pete)
         shift_start(user=pete, pit=table.pit, by=pete)
+        shift_start(user=dana, table=table, by=pete)
         self.count = table_count(
             table=table, kind="opener", denominations={"25": 40}, by=pete, device="pit-pc", key=key(),
             counter=SignatureGiven("dana", "dana-pass"), witness=SignatureGiven("pete", "pete-pass"),

@@ -89,8 +89,8 @@ def test_a_table_of_another_casino_is_refused(as_pete, rocket, django_capture_on
 def test_a_shift_in_a_pit_or_a_closing_count_is_no_period_of_a_table(
     as_pete, rocket, pete, dana, django_capture_on_commit_callbacks
 ):
-    shift_start(user=dana, table=rocket, by=pete)
     pit_shift = shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     closer = count(rocket, TableCount.Kind.CLOSER, 10_000, dana, pete)  # it was opened by the fixture
 
     shift = refused(as_pete, "reconciliation", {"shift": pit_shift.pk}, django_capture_on_commit_callbacks)
@@ -103,8 +103,8 @@ def test_a_shift_in_a_pit_or_a_closing_count_is_no_period_of_a_table(
 def test_records_that_exist_start_the_report_and_queue_it_once(
     as_pete, rocket, blackstone, pete, dana, django_capture_on_commit_callbacks
 ):
-    shift = shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift = shift_start(user=dana, table=rocket, by=pete)
     opener = TableCount.objects.get(table=rocket)  # the fixture's opening count
     asked = [
         ("house_edge", {"date_from": DAY, "date_to": DAY, "casino": rocket.pit.casino_id,

@@ -82,6 +82,7 @@ def test_each_rules_configuration_has_its_own_theoretical_edge(pit, pete, rocket
 
 def test_hands_group_by_dealer_shift_and_day(rocket, dana, olga, pete):
     seated(rocket, dana)
+    shift_start(user=pete, pit=rocket.pit, by=pete)  # the pit puts dana on Rocket 1
     shift = shift_start(user=dana, table=rocket, by=pete)
     rocket_hands(rocket, 2, dana)
     shift_end(shift=shift, by=pete)

@@ -37,8 +37,8 @@ def rocket(pit, pete):
 @pytest.fixture
 def on_duty(rocket, dana, pete):
     """dana deals at Rocket 1 and pete runs its pit: both may sign its counts."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     return rocket
 
 
@@ -200,6 +200,7 @@ def test_a_shift_is_reconciled_over_its_own_hours(rocket, dana, pete):
     open_with_count(rocket)
     seated(rocket, dana)
     rocket_hands(rocket, 1, dana)
+    shift_start(user=pete, pit=rocket.pit, by=pete)  # the pit puts dana on Rocket 1
     shift = shift_start(user=dana, table=rocket, by=pete)
     rocket_hands(rocket, 2, dana)
     shift_end(shift=shift, by=pete)

@@ -11,13 +11,15 @@ from casino.roles import AUDITOR, DEALER, PIT_MANAGER, grant_role_permissions
 from ledger.models import Account
 from ledger.services import account_get
 from tables.games import CardDue
-from tables.models import Casino, Game, Pit, Shoe, Table, TableCount
+from tables.models import Casino, Game, Pit, Shift, Shoe, Table, TableCount
+from tables.selectors import open_shifts, supervised_pits
 from tables.services import (
     SignatureGiven,
     hand_decide,
     hand_record_card,
     seat_open,
     shift_end,
+    shift_rotate,
     shift_start,
     shoe_start,
     table_count,
@@ -88,6 +90,17 @@ def open_with_count(table: Table) -> TableCount:
     for shift in shifts:
         shift_end(shift=shift, by=shift.user)
     return count
+
+
+def deal_at(table: Table, dealer: User, pete: User) -> Shift:
+    """`dealer` on shift at `table`, put there by `pete` as the pit does (pete comes on shift in its
+    pit first if he is not); rotated from the table they deal at, if any."""
+    if table.pit_id not in supervised_pits(pete):
+        shift_start(user=pete, pit=table.pit, by=pete)
+    current = open_shifts(dealer).first()
+    if current is None:
+        return shift_start(user=dealer, table=table, by=pete)
+    return shift_rotate(shift=current, table=table, by=pete)
 
 
 def open_table(

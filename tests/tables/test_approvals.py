@@ -7,7 +7,7 @@ from casino.roles import AUDITOR
 from ledger.models import Transaction
 from tables.models import ApprovalRequest, CardEvent, Hand, Incident
 from tables.selectors import tables_visible_to, user_can_deal, user_can_supervise
-from tables.services import approval_decide, hand_start, hand_void_request, shift_start
+from tables.services import approval_decide, hand_start, hand_void_request, shift_rotate, shift_start
 
 from .conftest import card, key, play, seat
 from .test_hands import chips, settle
@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 def big_payout(rocket, dana, pete):
     rocket.payout_approval_threshold = 100
     rocket.save()
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     player = seat(rocket, 1, 500, dana)
     hand = hand_start(table=rocket, bets={1: 500}, by=dana, key=key())
     hand = play(hand, [5, 9, 4, 9], [("hit",)], dana)  # the dealer pairs 9s: pays 50 x 9 = 450
@@ -129,9 +129,9 @@ def test_a_refused_rank_is_kept_on_file_as_an_incident(pairs, dana):
 
 
 def test_each_sees_the_tables_of_their_shift(rocket, blackstone, dana, olga, pete, ada):
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=olga, table=blackstone, by=pete)
-    shift_start(user=pete, pit=rocket.pit, by=pete)
 
     assert list(tables_visible_to(dana)) == [rocket]
     assert user_can_deal(dana, rocket) and not user_can_deal(dana, blackstone)
@@ -146,6 +146,7 @@ def test_dealing_needs_the_role_now_not_only_when_the_shift_began(
 ):
     from django.contrib.auth.models import Group, Permission
 
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     with django_assert_num_queries(1):  # the role and the shift in one question, asked on every change
         assert user_can_deal(dana, rocket)
@@ -160,7 +161,6 @@ def test_dealing_needs_the_role_now_not_only_when_the_shift_began(
     dana.save()
     assert not user_can_deal(dana, rocket)
 
-    shift_start(user=pete, pit=rocket.pit, by=pete)
     assert user_can_supervise(pete, rocket)
     pete.groups.set([Group.objects.get(name=AUDITOR)])  # supervising needs the pit manager's role
     assert not user_can_supervise(pete, rocket)
@@ -168,9 +168,10 @@ def test_dealing_needs_the_role_now_not_only_when_the_shift_began(
     assert user_can_supervise(pete, rocket)
 
 
-def test_starting_a_shift_ends_the_one_before(rocket, blackstone, dana, pete):
+def test_rotating_a_dealer_ends_the_shift_before(rocket, blackstone, dana, pete):
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     first = shift_start(user=dana, table=rocket, by=pete)
-    shift_start(user=dana, table=blackstone, by=pete)
+    shift_rotate(shift=first, table=blackstone, by=pete)
 
     first.refresh_from_db()
     assert first.ended_at is not None

@@ -25,7 +25,7 @@ from tables.services import (
 from tables.services.engine import engine_for, hand_records
 from tables.services.shoes import shoe_known_remaining
 
-from .conftest import card, decide, key, open_table, person, play, seat
+from .conftest import card, deal_at, decide, key, open_table, person, play, seat
 from .test_hands import chips, settle
 
 pytestmark = pytest.mark.django_db
@@ -36,8 +36,8 @@ OUR_APPS = ("tables", "ledger", "casino")
 
 @pytest.fixture
 def on_shift(rocket, dana, pete):
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     return rocket
 
 
@@ -362,7 +362,7 @@ def test_the_tablet_offers_the_correction_only_while_the_last_record_is_a_physic
 
 def test_a_system_shoes_card_has_no_correction_on_the_tablet(client, pit, pete, dana):
     table = open_table(pit, pete, Game.ROCKET, "Electronic", 10, 500, decks=2, kind=Shoe.Kind.SYSTEM)
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     client.force_login(dana)
     seat(table, 1, 200, dana)
     hand = card(hand_start(table=table, bets={1: 10}, by=dana, key=key()), None, dana)

@@ -25,8 +25,8 @@ BUY_IN = 300
 @pytest.fixture
 def cashed_out(rocket, dana, pete):
     """Ann bought 300 units of chips at seat 1 of Rocket 1 and cashed out with all of them."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     session = seat_close(session=seat(rocket, 1, BUY_IN, dana, "Ann"), by=dana, key=key())
     return Transaction.objects.get(kind="cash_out", table=rocket), session
 

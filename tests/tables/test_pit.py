@@ -28,8 +28,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def on_shift(rocket, dana, pete):
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     pete.set_pin("2468")
     pete.save()
     return rocket
@@ -39,8 +39,8 @@ def on_shift(rocket, dana, pete):
 def to_open(pit, dana, pete):
     """A Rocket table with its tray filled that nobody has opened yet; dana and pete on shift."""
     table = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500, decks=8, opened=False)
-    shift_start(user=dana, table=table, by=pete)
     shift_start(user=pete, pit=pit, by=pete)
+    shift_start(user=dana, table=table, by=pete)
     return table
 
 

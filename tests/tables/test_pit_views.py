@@ -21,6 +21,7 @@ from tables.models import (
     Incident,
     Pit,
     SeatSession,
+    Shift,
     Signature,
     Slip,
     TableCount,
@@ -30,11 +31,12 @@ from tables.services import (
     hand_start,
     hand_void_request,
     seat_close,
+    shift_end,
     shift_start,
     table_is_open,
 )
 
-from .conftest import TRAY_OPENING, card, key, open_table, person, play, seat
+from .conftest import TRAY_OPENING, card, deal_at, key, open_table, person, play, seat
 from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
@@ -46,8 +48,8 @@ EVERY_CHIP_AT_ZERO = {f"chip_{value}": "0" for value in (1, 5, 25, 100, 500, 100
 @pytest.fixture
 def floor(rocket, dana, pete):
     """dana deals at Rocket 1, pete runs its pit (PIN 2468)."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     pete.set_pin(PETE_PIN)
     pete.save()
     return rocket
@@ -57,7 +59,7 @@ def floor(rocket, dana, pete):
 def to_open(floor, dana, pete):
     """Rocket 2 in the same pit, its tray filled, not opened yet; dana on shift there to count it."""
     table = open_table(floor.pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8, opened=False)
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     return table
 
 
@@ -254,6 +256,7 @@ def test_the_pit_view_shows_each_table_with_its_dealer_hand_tray_result_and_appr
 
 def test_the_win_or_loss_counts_only_settlements_since_the_managers_shift_began(floor, dana, pete):
     settled_hand(floor, dana)  # before pete's new shift: not his
+    shift_end(shift=Shift.objects.get(user=pete, ended_at=None), by=pete)
     shift_start(user=pete, pit=floor.pit, by=pete)
 
     page = signed_in(pete).get("/pit/").content.decode()

@@ -64,8 +64,8 @@ def voided(table, bets, dealer, pit_manager):
 def evening(clock, rocket, dana, pete):
     """Mr Lee plays two hands and a voided one, leaves after 45 minutes, comes back at 21:00
     for one more hand and is still seated at 21:30. dana deals from 20:00 throughout."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     lee, stranger = seat(rocket, 1, 500, dana, name="Mr Lee"), seat(rocket, 2, 500, dana)
     dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
     clock.advance(minutes=10)
@@ -138,7 +138,7 @@ def test_hands_outside_a_dealers_shift_are_not_theirs(evening, dana, olga, rocke
     shift_start(user=olga, table=rocket, by=pete)
     from tables.models import Shift
 
-    Shift.objects.filter(user=dana).update(ended_at=clock.now)
+    Shift.objects.filter(user=dana).update(ended_at=clock.now, ended_reason=Shift.Ended.END)
     clock.advance(minutes=5)
     dealer_pairs_nines(rocket, {2: 10}, olga)
     clock.advance(minutes=25)

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def played(rocket, dana, pete):
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     seat(rocket, 1, 200, dana, name="Ann")
     hand = hand_start(table=rocket, bets={1: 20}, by=dana, key=key())
     return settle(play(hand, [5, 9, 4, 9], [("hit",)], dana), dana)  # the dealer pairs 9s: Ann wins 18

@@ -115,6 +115,7 @@ from tables.services import (
     seat_close,
     seat_open,
     shift_end,
+    shift_rotate,
     shift_start,
     shoe_retire,
     shoe_start,
@@ -346,9 +347,9 @@ class TableMachine(RuleBasedStateMachine):
             for number, buy_in in enumerate(buy_ins, start=1):
                 self.call(seat_open, table=table, seat=number, buy_in=buy_in, by=self.people["dana"])
                 self.cash_in[name] += buy_in
+        shift_start(user=pete, pit=self.pit, by=pete)
         shift_start(user=self.people["dana"], table=self.tables["rocket"], by=pete)
         shift_start(user=self.people["olga"], table=self.tables["blackstone"], by=pete)
-        shift_start(user=pete, pit=self.pit, by=pete)
         shift_start(user=self.people["paula"], pit=self.pit, by=pete)
         return multiple(*SeatSession.objects.order_by("pk").values_list("pk", flat=True))
 
@@ -356,16 +357,24 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(who=st.sampled_from(STAFF), where=st.sampled_from(["rocket", "blackstone", "pit", "off"]))
     def change_shift(self, who, where):
-        """Anyone may go on shift anywhere; only where they are lets them sign or decide."""
+        """Anyone may be sent anywhere; the shift services refuse what the rules do not allow (a
+        dealer in a pit, pete off shift moving a dealer), and only where they are lets them deal,
+        sign or decide."""
         place = {"pit": self.pit} if where == "pit" else {"table": self.tables.get(where)}
         self.shift(who, **place)
 
     def shift(self, who, **place):
+        """A dealer is moved by pete (rotated from table to table); a pit manager moves themself."""
         user = self.people[who]
+        by = user if who in PIT_MANAGERS else self.people["pete"]
+        current = open_shifts(user).first()
+        if current is not None and current.table_id and place.get("table"):
+            self.attempt(shift_rotate, refused=None, shift=current, table=place["table"], by=by)
+            return
+        if current is not None:
+            self.attempt(shift_end, refused=None, shift=current, by=by)
         if any(place.values()):
-            shift_start(user=user, by=self.people["pete"], **place)
-        for shift in [] if any(place.values()) else open_shifts(user):
-            shift_end(shift=shift, by=self.people["pete"])
+            self.attempt(shift_start, refused=None, user=user, by=by, **place)
 
     # Seats
 

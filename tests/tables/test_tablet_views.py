@@ -25,7 +25,7 @@ from tables.models import (
 from tables.screens import hand_screen, table_screen
 from tables.services import approval_decide, hand_settle, hand_start, seat_close, shift_start, shoe_start
 
-from .conftest import card, decide, key, open_table, play, seat
+from .conftest import card, deal_at, decide, key, open_table, play, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -41,8 +41,8 @@ def roles(db):
 @pytest.fixture
 def dealing(client, rocket, dana, pete):
     """Dana on shift at Rocket 1 and signed in on the tablet; Pete running the pit."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     client.force_login(dana)
     return rocket
 
@@ -184,7 +184,7 @@ def test_a_bet_that_is_not_a_multiple_of_ten_is_refused_with_the_rule(client, de
 
 
 def test_a_pot_game_starts_with_every_seated_players_ante(client, blackstone, dana, pete):
-    shift_start(user=dana, table=blackstone, by=pete)
+    deal_at(blackstone, dana, pete)
     client.force_login(dana)
     seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
 
@@ -238,7 +238,7 @@ def test_a_finished_hand_lists_who_pays_and_who_is_paid_then_settles(client, roc
 
 
 def test_blackstone_take_starts_at_the_minimum_and_fold_shows_its_price(client, blackstone, dana, pete):
-    shift_start(user=dana, table=blackstone, by=pete)
+    deal_at(blackstone, dana, pete)
     client.force_login(dana)
     seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
     hand = hand_start(table=blackstone, by=dana, key=key())
@@ -253,7 +253,7 @@ def test_blackstone_take_starts_at_the_minimum_and_fold_shows_its_price(client, 
 
 
 def test_starboard_offers_draw_with_its_fee_and_lock(client, starboard, dana, pete):
-    shift_start(user=dana, table=starboard, by=pete)
+    deal_at(starboard, dana, pete)
     client.force_login(dana)
     seat(starboard, 1, 50, dana), seat(starboard, 2, 50, dana)
     hand = card(card(hand_start(table=starboard, by=dana, key=key()), 3, dana), 8, dana)
@@ -266,7 +266,7 @@ def test_starboard_offers_draw_with_its_fee_and_lock(client, starboard, dana, pe
 
 
 def test_pairs_fold_names_the_card_it_takes(client, pairs, dana, pete):
-    shift_start(user=dana, table=pairs, by=pete)
+    deal_at(pairs, dana, pete)
     client.force_login(dana)
     seat(pairs, 1, 50, dana), seat(pairs, 2, 50, dana)
     hand = card(card(hand_start(table=pairs, by=dana, key=key()), 4, dana), 6, dana)
@@ -281,7 +281,7 @@ def test_pairs_fold_names_the_card_it_takes(client, pairs, dana, pete):
 def pairs_variant(client, pit, dana, pete, options, first, second):
     """A Pairs table with `options`, two players dealt `first` and `second`; dana signed in."""
     table = open_table(pit, pete, Game.PAIRS, "Pairs 2", 1, 100, options={"ending": "cutchfeld", **options})
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     client.force_login(dana)
     seat(table, 1, 50, dana), seat(table, 2, 50, dana)
     return card(card(hand_start(table=table, by=dana, key=key()), first, dana), second, dana)
@@ -310,7 +310,7 @@ def test_a_continuous_pairs_fold_picks_the_card_it_takes(client, pit, dana, pete
 
 
 def test_a_rank_the_shoe_cannot_hold_is_refused_with_the_engines_sentence(client, blackstone, dana, pete):
-    shift_start(user=dana, table=blackstone, by=pete)
+    deal_at(blackstone, dana, pete)
     client.force_login(dana)
     seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
     hand = card(hand_start(table=blackstone, by=dana, key=key()), 1, dana)  # the deck's only 1
@@ -339,7 +339,7 @@ def test_a_stale_screen_gets_409_the_fresh_state_and_writes_nothing(client, rock
 
 
 def test_a_dealer_at_another_table_gets_404_and_writes_nothing(client, rocket_hand, olga, blackstone, pete):
-    shift_start(user=olga, table=blackstone, by=pete)
+    deal_at(blackstone, olga, pete)
     client.force_login(olga)
     before = written()
 
@@ -653,7 +653,7 @@ def test_replacing_a_shoe_that_can_still_deal_asks_why_and_keeps_the_answer(clie
 
 def test_a_spent_shoe_is_replaced_without_a_reason(client, blackstone, dana, pete):
     # given: a Blackstone game was dealt from the shoe (a fresh deck every game)
-    shift_start(user=dana, table=blackstone, by=pete)
+    deal_at(blackstone, dana, pete)
     client.force_login(dana)
     seat(blackstone, 1, 100, dana), seat(blackstone, 2, 100, dana)
     hand = card(card(hand_start(table=blackstone, by=dana, key=key()), 3, dana), 5, dana)
@@ -773,7 +773,7 @@ def test_every_refused_bet_is_named_in_one_sentence(dealing, dana):
 def pairs_round(client, pairs, dana, pete):
     """Two players at Pairs 1, dana signed in; round 1 dealt 4 and 6, seat 1 folds and scores 4:
     the game goes on, no chips move."""
-    shift_start(user=dana, table=pairs, by=pete)
+    deal_at(pairs, dana, pete)
     client.force_login(dana)
     seat(pairs, 1, 50, dana), seat(pairs, 2, 50, dana)
     return play(hand_start(table=pairs, by=dana, key=key()), [4, 6], [("fold",)], dana)
@@ -812,7 +812,7 @@ def test_a_retried_pairs_confirmation_settles_once_and_starts_one_round(client, 
 
 def test_the_round_that_ends_a_pairs_game_moves_chips_and_goes_back_to_the_table(client, pit, dana, pete):
     table = open_table(pit, pete, Game.PAIRS, "Pairs 2", 1, 100, options={"ending": "cutchfeld", "target": 4})
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     client.force_login(dana)
     seat(table, 1, 50, dana), seat(table, 2, 50, dana)
     hand = play(hand_start(table=table, by=dana, key=key()), [4, 6], [("fold",)], dana)  # 4 points: out
@@ -837,7 +837,7 @@ def test_a_pairs_round_goes_on_with_the_games_players_while_a_new_player_waits(c
 
 
 def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, blackstone, dana, pete):
-    shift_start(user=dana, table=blackstone, by=pete)
+    deal_at(blackstone, dana, pete)
     client.force_login(dana)
     shoe_start(
         table=blackstone, decks=1, kind=Shoe.Kind.SYSTEM, burn=3, reason="System shoe", by=pete, key=key()

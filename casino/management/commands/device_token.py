@@ -8,7 +8,8 @@ Like any dealer it may act only at the table where it is on shift.
     manage.py device_token shoe-rocket-1            # print its token (a new one if it has none
                                                     # that works: expired or revoked, see casino.tokens)
     manage.py device_token shoe-rocket-1 --rotate   # a new token; the old one stops working
-    manage.py device_token shoe-rocket-1 --table 3 --by pete   # and put it on shift at table 3
+    manage.py device_token shoe-rocket-1 --table 3 --by pete   # and put it on shift at table 3 (pete
+                                                               # on shift in its pit; a move is a rotation)
 """
 
 from django.contrib.auth import get_user_model
@@ -17,10 +18,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
+from casino.errors import DomainError
 from casino.roles import DEALER
 from casino.tokens import token_refusal
 from tables.models import Table
-from tables.services import shift_start
+from tables.selectors import open_shifts
+from tables.services import shift_rotate, shift_start
 
 
 class Command(BaseCommand):
@@ -44,8 +47,19 @@ class Command(BaseCommand):
             user = self._device(username, create)
             token = self._token(user, rotate)
             if table is not None:
-                shift_start(user=user, table=self._table(table), by=self._pit_manager(by))
+                self._on_shift(user, self._table(table), self._pit_manager(by))
         self.stdout.write(token.key)
+
+    def _on_shift(self, user, table: Table, by) -> None:
+        """On shift at `table`: rotated there from the table it is at, if any (one table at a time)."""
+        current = open_shifts(user).first()
+        try:
+            if current is None:
+                shift_start(user=user, table=table, by=by)
+            else:
+                shift_rotate(shift=current, table=table, by=by)
+        except DomainError as refusal:
+            raise CommandError(refusal.message) from None
 
     def _token(self, user, rotate: bool) -> Token:
         if not user.is_active:

@@ -16,11 +16,11 @@ from django.views.debug import ExceptionReporter
 import tables.services.card_corrections
 import tables.services.counts
 from tables.models import Hand
-from tables.services import hand_start, shift_start
+from tables.services import hand_start
 from tests.api.conftest import records, signed_in
 from tests.casino.test_admin import floor  # noqa: F401  (a floor with every kind of record)
 from tests.tables import conftest as tables_floor
-from tests.tables.conftest import card, key, person, seat
+from tests.tables.conftest import card, deal_at, key, person, seat
 
 # The named people and the table of the services' tests.
 dana, pete, pit, rocket = tables_floor.dana, tables_floor.pete, tables_floor.pit, tables_floor.rocket
@@ -107,7 +107,7 @@ def test_odd_admin_filters_are_never_a_server_error(client, floor, boss):  # noq
 
 @pytest.fixture
 def waiting_hand(rocket, dana, pete) -> Hand:
-    shift_start(user=dana, table=rocket, by=pete)
+    deal_at(rocket, dana, pete)
     seat(rocket, 1, 200, dana, "Ann")
     return hand_start(table=rocket, bets={1: 20}, by=dana, key=key())
 
@@ -184,7 +184,7 @@ def failing_services(monkeypatch):
 def test_an_error_report_of_a_count_or_a_card_correction_shows_no_password_or_pin(
     client, rocket, dana, pete, error_reports, failing_services
 ):
-    shift_start(user=dana, table=rocket, by=pete)
+    deal_at(rocket, dana, pete)
     seat(rocket, 1, 200, dana, "Ann")
     hand = card(hand_start(table=rocket, bets={1: 20}, by=dana, key=key()), 5, dana)
     chips = {f"chip_{value}": "0" for value in (1, 5, 25, 100, 500, 1000)}

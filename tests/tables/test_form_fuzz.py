@@ -100,8 +100,8 @@ FORMS = {
 @pytest.fixture
 def live_floor(rocket, dana, pete):
     """Rocket 1 with Ann's hand waiting for its second card, Bo seated out of it, a fill pending."""
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     seat(rocket, 1, 200, dana, "Ann")
     hand = card(hand_start(table=rocket, bets={1: 20}, by=dana, key=key()), 5, dana)
     bo = seat(rocket, 2, 200, dana, "Bo")

@@ -17,14 +17,13 @@ from tables.services import (
     hand_start,
     seat_buy_in,
     seat_open,
-    shift_start,
     tray_credit,
     tray_fill,
 )
 from tables.services.counts import chip_total
 from tests.api.conftest import records, signed_in
 
-from .conftest import key, seat
+from .conftest import deal_at, key, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +31,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def rocket_hand(client, rocket, dana, pete):
     """Ann's hand at Rocket 1 waits for its first card; dana deals, signed in on the tablet."""
-    shift_start(user=dana, table=rocket, by=pete)
+    deal_at(rocket, dana, pete)
     client.force_login(dana)
     seat(rocket, 1, 200, dana, "Ann")
     return hand_start(table=rocket, bets={1: 20}, by=dana, key=key())

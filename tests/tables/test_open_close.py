@@ -20,7 +20,7 @@ from tables.services import (
     tray_fill,
 )
 
-from .conftest import COUNT_TEAM, TRAY_OPENING, key, open_with_count, seat
+from .conftest import COUNT_TEAM, TRAY_OPENING, deal_at, key, open_with_count, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -124,7 +124,7 @@ def test_reconciliation_flags_a_fill_and_a_hand_while_the_table_was_closed(rocke
 def test_the_tablet_and_the_api_refuse_a_closed_table_with_the_sentence(never_opened, dana, pete, client):
     from tests.api.conftest import Client as ApiClient
 
-    shift_start(user=dana, table=never_opened, by=pete)
+    deal_at(never_opened, dana, pete)
     client.force_login(dana)
     api = ApiClient()
     api.force_authenticate(dana)

@@ -16,10 +16,10 @@ from ledger.services import account_get
 from tables.games.pairs_endings import settle_game
 from tables.models import Game, Hand, IdempotentRequest, SeatSession
 from tables.screens import hand_screen, table_screen
-from tables.services import hand_settle, hand_start, seat_close, shift_start
+from tables.services import hand_settle, hand_start, seat_close
 from tables.services.seating import player_account
 
-from .conftest import key, open_table, play, seat
+from .conftest import deal_at, key, open_table, play, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def roles(db):
 
 def pairs_table(pit, pete, dana, **options):
     table = open_table(pit, pete, Game.PAIRS, "Pairs 3", 1, 100, options={"ending": "cutchfeld", **options})
-    shift_start(user=dana, table=table, by=pete)
+    deal_at(table, dana, pete)
     return table
 
 

@@ -88,9 +88,9 @@ def rocket_records(rocket, blackstone, dana, olga, pete):
     """At Rocket 1 (dana's, in pete's pit): a seated player, a shoe, a hand, a pending fill, the
     opening count; a finished report and an open investigation about it. olga deals at Blackstone
     1 in the same pit; paul runs Pit 2."""
+    shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=olga, table=blackstone, by=pete)
-    shift_start(user=pete, pit=rocket.pit, by=pete)
     paul = person("paul", PIT_MANAGER)
     shift_start(user=paul, pit=Pit.objects.create(casino=rocket.pit.casino, name="Pit 2"), by=paul)
     session = seat(rocket, 1, 200, dana)

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def on_shift(rocket, dana, pete):
-    shift_start(user=dana, table=rocket, by=pete)
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
     seat(rocket, 1, 500, dana)
     return rocket
 

@@ -2,6 +2,7 @@
 
 from django.db.models import Q, QuerySet
 
+from casino.errors import NotAllowed
 from tables.models import Shift, Table
 
 
@@ -39,6 +40,12 @@ def sees_every_table(user) -> bool:
 def user_can_deal(user, table: Table) -> bool:
     """A dealer on shift at the table, or a pit manager on shift in its pit."""
     return _shifts_holding(user, "deal_table", Q(table=table) | Q(pit_id=table.pit_id)).exists()
+
+
+def check_deal(user, table: Table) -> None:
+    """The refusal, for the tablet's and the pit's pages alike, of someone who may not deal here."""
+    if not user_can_deal(user, table):
+        raise NotAllowed(f"You may not deal at {table}: only its dealer on shift or the pit manager may.")
 
 
 def user_can_supervise(user, table: Table) -> bool:

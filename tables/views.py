@@ -24,7 +24,7 @@ from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_seen, seen, ve
 from tables import forms
 from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
 from tables.screens import hand_screen, table_screen, with_typed_bets
-from tables.selectors import at_tables_seen, tables_visible_to, user_can_deal
+from tables.selectors import at_tables_seen, check_deal, tables_visible_to, user_can_deal
 from tables.services import (
     hand_correct_card,
     hand_decide,
@@ -44,11 +44,6 @@ RANKS = range(1, 11)
 
 
 # Permissions
-
-
-def check_deal(user, table: Table) -> None:
-    if not user_can_deal(user, table):
-        raise NotAllowed(f"You may not deal at {table}: only its dealer on shift or the pit manager may.")
 
 
 def refused(request: HttpRequest, error: NotAllowed) -> HttpResponse:

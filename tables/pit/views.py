@@ -31,6 +31,7 @@ from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
 from tables.selectors import (
     at_tables_seen,
+    check_deal,
     sees_every_table,
     tables_visible_to,
     user_can_deal,
@@ -61,11 +62,6 @@ def may_watch(user) -> bool:
 def check_watch(user, _=None) -> None:
     if not may_watch(user):
         raise NotAllowed("The pit screens are for pit managers and auditors.")
-
-
-def check_deal(user, table: Table) -> None:
-    if not user_can_deal(user, table):
-        raise NotAllowed(f"Only {table}'s dealer on shift or a pit manager on shift in its pit may do this.")
 
 
 def check_supervise(user, approval: ApprovalRequest) -> None:

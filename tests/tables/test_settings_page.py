@@ -8,9 +8,9 @@ from django.test import Client
 from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from tables.models import Table
-from tables.services import shift_start
+from tables.services import hand_start, shift_start, table_settings_change
 
-from .conftest import person
+from .conftest import key, person, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +102,13 @@ def test_a_table_in_a_pit_the_manager_does_not_run_is_404(floor):
 
     assert signed_in(paul).post(url(floor), form(floor, payout_approval_threshold=400)).status_code == 404
     assert settings_rows() == 0
+
+
+def test_the_hand_review_shows_the_limits_the_hand_started_with(floor, pete, dana):
+    seat(floor, 1, 500, dana)
+    hand = hand_start(table=floor, bets={1: 20}, by=dana, key=key())
+    table_settings_change(table=floor, by=pete, max_bet=300, payout_approval_threshold=200)
+
+    page = signed_in(pete).get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    assert "limits 10–500, payouts above 1000 wait for the pit" in page

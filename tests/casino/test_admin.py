@@ -30,6 +30,7 @@ from tables.models import (
     Recycle,
     Seat,
     SeatSession,
+    Shift,
     Shoe,
     Signature,
     Slip,
@@ -419,3 +420,6 @@ def test_a_pit_added_in_the_admin_is_audited_and_pits_and_tables_are_never_delet
         assert client.get(url(model, "delete", row.pk)).status_code == 403, model
         assert client.post(url(model, "delete", row.pk), {"post": "yes"}).status_code == 403, model
     assert client.post(url(Pit, "change", casino.pits.first().pk), {"name": "Renamed"}).status_code == 403
+    shift = Shift.objects.first()  # the pit runs shifts: the admin only shows them
+    assert client.get(url(Shift, "add")).status_code == 403
+    assert client.post(url(Shift, "change", shift.pk), {}).status_code == 403

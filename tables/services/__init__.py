@@ -13,6 +13,7 @@ from .hands import (
     hand_start,
 )
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
+from .settings import SettingsError, pit_create, table_create, table_settings_change
 from .shifts import ShiftError, shift_end, shift_rotate, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
 from .slips import SignatureGiven, SignatureRefused, slip_void, slips_report
@@ -33,6 +34,10 @@ __all__ = [
     "approval_decide",
     "approval_withdraw",
     "hand_void_request",
+    "SettingsError",
+    "pit_create",
+    "table_create",
+    "table_settings_change",
     "ShiftError",
     "shift_end",
     "shift_rotate",

@@ -1,6 +1,8 @@
 """The floor and its records in the admin, for auditors above all.
 
-Administrators edit the floor (casinos, pits, tables) here; shifts are the pit's. Everything written by the
+Administrators edit the floor (casinos, pits, tables) here, and the casino an auditor is limited
+to (`StaffCasino`, audited); shifts are the pit's. An auditor limited to one casino sees only its
+rows in every list, record page and CSV export (`casino.admin_scope`). Everything written by the
 table services (shoes, seats, hands, cards, card corrections, decisions, incidents, approvals, slips,
 signatures and counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
 ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
@@ -14,6 +16,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from casino.admin_csv import CsvExportMixin
+from casino.admin_scope import CasinoScoped, within_limit
+from casino.audit import audit_record
+from casino.models import AuditEvent
 from ledger.admin import RecordAdmin
 
 from .models import (
@@ -34,11 +39,13 @@ from .models import (
     Signature,
     Slip,
     SlipCounter,
+    StaffCasino,
     Table,
     TableCount,
 )
 
 RECENT_SHIFTS = 20  # shifts offered in the hands' "shift" filter; any other is reached from Shift
+TABLE_CASINO = "table__pit__casino"  # from a record at a table to its casino (`casino_paths`)
 
 
 def related_only(field: str):
@@ -50,21 +57,24 @@ def related_only(field: str):
 
 
 @admin.register(Casino)
-class CasinoAdmin(CsvExportMixin, admin.ModelAdmin):
+class CasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    casino_paths = ("pk",)
     list_display = ["name"]
     search_fields = ["name"]
 
 
 @admin.register(Pit)
-class PitAdmin(CsvExportMixin, admin.ModelAdmin):
+class PitAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    casino_paths = ("casino",)
     list_display = ["name", "casino"]
-    list_filter = ["casino"]
+    list_filter = [related_only("casino")]
     list_select_related = ["casino"]
     search_fields = ["name", "casino__name"]
 
 
 @admin.register(Table)
-class TableAdmin(CsvExportMixin, admin.ModelAdmin):
+class TableAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    casino_paths = ("pit__casino",)
     list_display = [
         "name",
         "pit",
@@ -74,17 +84,61 @@ class TableAdmin(CsvExportMixin, admin.ModelAdmin):
         "chip_unit_cents",
         "payout_approval_threshold",
     ]
-    list_filter = ["game", "pit__casino", "pit"]
+    list_filter = ["game", related_only("pit__casino"), related_only("pit")]
     list_select_related = ["pit__casino"]
     search_fields = ["name", "pit__name"]
+
+
+@admin.register(StaffCasino)
+class StaffCasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    """Administrators hold an auditor to one casino here (or lift it by deleting the row); every
+    change goes to the audit log, with the auditor and the casino (none once lifted)."""
+
+    casino_paths = ("casino",)
+    list_display = ["user", "casino"]
+    list_filter = [related_only("casino")]
+    list_select_related = ["user", "casino"]
+    search_fields = ["user__username", "casino__name"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self.audit(request, obj, obj.casino.name)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        self.audit(request, obj, None)
+
+    def delete_queryset(self, request, queryset):
+        lifted = list(queryset.select_related("user"))
+        super().delete_queryset(request, queryset)
+        for obj in lifted:
+            self.audit(request, obj, None)
+
+    def audit(self, request, obj: StaffCasino, casino: str | None) -> None:
+        audit_record(
+            action=AuditEvent.Action.AUDITOR_CASINO,
+            user=request.user,
+            auditor=obj.user.get_username(),
+            casino=casino,
+        )
 
 
 @admin.register(Shift)
 class ShiftAdmin(RecordAdmin):
     """Read-only: the pit runs shifts (`tables.services.shifts`), which check and audit each change."""
 
+    casino_paths = ("table__pit__casino", "pit__casino")
+
     list_display = [
-        "user", "table", "pit", "started_at", "started_by", "ended_at", "ended_reason", "ended_by", "hands"
+        "user",
+        "table",
+        "pit",
+        "started_at",
+        "started_by",
+        "ended_at",
+        "ended_reason",
+        "ended_by",
+        "hands",
     ]
     list_filter = [
         ("ended_at", admin.EmptyFieldListFilter),
@@ -111,6 +165,7 @@ class ShiftAdmin(RecordAdmin):
 
 @admin.register(Shoe)
 class ShoeAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = [
         "table",
         "decks",
@@ -159,6 +214,7 @@ class ShoeAdmin(RecordAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["table", "number"]
     list_filter = ["table__game", related_only("table__pit"), related_only("table")]
     list_select_related = ["table"]
@@ -167,6 +223,7 @@ class SeatAdmin(RecordAdmin):
 
 @admin.register(SeatSession)
 class SeatSessionAdmin(RecordAdmin):
+    casino_paths = ("seat__table__pit__casino",)
     list_display = ["seat", "player_name", "buy_in", "started_at", "ended_at", "started_by"]
     list_filter = [
         ("ended_at", admin.EmptyFieldListFilter),
@@ -188,7 +245,8 @@ class HandShiftFilter(admin.SimpleListFilter):
     parameter_name = "shift"
 
     def lookups(self, request, model_admin):
-        shifts = Shift.objects.exclude(table=None).select_related("user", "table").order_by("-started_at")
+        shifts = within_limit(Shift.objects.exclude(table=None), request.user, (TABLE_CASINO,))
+        shifts = shifts.select_related("user", "table").order_by("-started_at")
         return [
             (str(s.pk), f"{s.user} at {s.table}, {s.started_at:%Y-%m-%d %H:%M}")
             for s in shifts[:RECENT_SHIFTS]
@@ -208,6 +266,7 @@ class HandShiftFilter(admin.SimpleListFilter):
 
 @admin.register(Hand)
 class HandAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["__str__", "game", "status", "started_at", "settled_at", "started_by", "seq"]
     list_filter = [
         "game",
@@ -225,6 +284,7 @@ class HandAdmin(RecordAdmin):
 
 @admin.register(CardEvent)
 class CardEventAdmin(RecordAdmin):
+    casino_paths = ("shoe__table__pit__casino",)
     list_display = [
         "hand",
         "seq",
@@ -252,6 +312,7 @@ class CardEventAdmin(RecordAdmin):
 
 @admin.register(CardCorrection)
 class CardCorrectionAdmin(RecordAdmin):
+    casino_paths = ("hand__table__pit__casino",)
     list_display = [
         "hand",
         "seq",
@@ -280,6 +341,7 @@ class CardCorrectionAdmin(RecordAdmin):
 
 @admin.register(Recycle)
 class RecycleAdmin(RecordAdmin):
+    casino_paths = ("shoe__table__pit__casino",)
     list_display = ["hand", "seq", "shoe", "shoe_position", "cards", "burned", "by", "device", "at"]
     list_filter = [
         "shoe__kind",
@@ -314,6 +376,7 @@ class RecycleAdmin(RecordAdmin):
 
 @admin.register(Decision)
 class DecisionAdmin(RecordAdmin):
+    casino_paths = ("hand__table__pit__casino",)
     list_display = ["hand", "seq", "seat", "action", "by", "device", "at"]
     list_filter = [
         "hand__game",
@@ -329,6 +392,7 @@ class DecisionAdmin(RecordAdmin):
 
 @admin.register(Incident)
 class IncidentAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["at", "kind", "table", "hand", "by", "device", "detail"]
     list_filter = [
         "kind",
@@ -345,6 +409,7 @@ class IncidentAdmin(RecordAdmin):
 
 @admin.register(ApprovalRequest)
 class ApprovalRequestAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = [
         "requested_at",
         "kind",
@@ -382,6 +447,7 @@ class IdempotentRequestAdmin(RecordAdmin):
 
 @admin.register(Slip)
 class SlipAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["__str__", "kind", "status", "table", "amount", "created_by", "created_at"]
     list_filter = [
         "kind",
@@ -400,11 +466,13 @@ class SlipAdmin(RecordAdmin):
 
 @admin.register(SlipCounter)
 class SlipCounterAdmin(RecordAdmin):
+    casino_paths = None  # the year's last serial: of no one casino, and no figure
     list_display = ["year", "last"]
 
 
 @admin.register(Signature)
 class SignatureAdmin(RecordAdmin):
+    casino_paths = ("slip__table__pit__casino",)
     list_display = ["slip", "user", "role", "method", "device", "at"]
     list_filter = [
         "role",
@@ -422,6 +490,7 @@ class SignatureAdmin(RecordAdmin):
 
 @admin.register(TableCount)
 class TableCountAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["table", "kind", "slip", "counted", "expected", "difference", "at"]
     list_filter = ["kind", "table__game", related_only("table__pit"), related_only("table"), "at"]
     list_select_related = ["table", "slip"]

@@ -34,6 +34,7 @@ from tables.models import (
     Signature,
     Slip,
     SlipCounter,
+    StaffCasino,
     TableCount,
 )
 from tables.services import (
@@ -152,6 +153,8 @@ def floor(db):
         jammed = card(jammed, rank, dana)
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
+    for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino
+        StaffCasino.objects.create(user=person(name, "Auditor"), casino=casino)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"

@@ -12,8 +12,9 @@ when the page was rendered, so a resubmitted form is applied once; a successful 
 (post/redirect/get).
 
 Who sees what: a pit manager the tables of the pit they are on shift in, and decides there; an
-auditor (or a superuser) every table, and changes nothing; a dealer only the count and tray forms
-of the table they deal at and its signed counts.
+auditor (or a superuser) every table (an auditor held to one casino, that casino's), and changes
+nothing; a dealer only the count and tray forms of the table they deal at and its signed counts.
+The slips report and the ratings count only the tables the reader sees.
 """
 
 from datetime import MAXYEAR, MINYEAR

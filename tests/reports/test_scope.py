@@ -8,8 +8,10 @@ exist, on the pages and through the API, and nothing is written.
 """
 
 import datetime
+from importlib import import_module
 
 import pytest
+from django.apps import apps as django_apps
 from django.test import Client
 
 from casino.roles import AUDITOR, PIT_MANAGER
@@ -321,3 +323,29 @@ def test_an_auditor_held_to_one_casino_sees_only_its_reports_and_investigations_
     assert set(reports) == {floor["reports"]["harbour"]}
     assert set(investigations) == {floor["investigations"]["harbour"]}
     assert elsewhere.status_code == 302  # the admin's answer to an id it does not know
+
+
+def test_a_report_over_tables_of_two_casinos_is_read_only_by_whoever_reads_every_casino(floor, ada):
+    both = [floor["rocket"].pk, floor["seven"].pk]
+    report = report_request(
+        kind="house_edge", params={"date_from": DAY, "date_to": DAY, "tables": both}, by=ada
+    )
+
+    assert report.casino is None and {table.pk for table in report.tables.all()} == set(both)
+    assert signed_in(ada).get(f"/reports/{report.pk}/").status_code == 200
+    for name in ("pete", "hugo"):
+        assert signed_in(floor["people"][name]).get(f"/reports/{report.pk}/").status_code == 404, name
+
+
+def test_reports_asked_for_before_scopes_were_kept_get_theirs_from_their_parameters(floor):
+    shift = floor["olga_at_nine"]
+    old = Report.objects.create(kind="reconciliation", key="before", params={"shift": shift.pk})
+    casino_wide = Report.objects.create(
+        kind="statistics", key="casino", params={"casino": floor["harbour"].pk}
+    )
+
+    import_module("reports.migrations.0003_report_scope").scope_of_reports(django_apps, None)
+
+    old.refresh_from_db(), casino_wide.refresh_from_db()
+    assert old.casino_id == floor["nine"].pit.casino_id and list(old.tables.all()) == [floor["nine"]]
+    assert casino_wide.casino == floor["harbour"] and not casino_wide.tables.exists()

@@ -11,6 +11,7 @@ dealer and date, loads its related rows in the same query, and exports as CSV.
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.auth import get_user_model
 from django.db.models import Case, CharField, F, JSONField, Q, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
@@ -19,6 +20,7 @@ from casino.admin_csv import CsvExportMixin
 from casino.admin_scope import CasinoScoped, within_limit
 from casino.audit import audit_record
 from casino.models import AuditEvent
+from casino.roles import AUDITOR
 from ledger.admin import RecordAdmin
 
 from .models import (
@@ -99,6 +101,11 @@ class StaffCasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
     list_filter = [related_only("casino")]
     list_select_related = ["user", "casino"]
     search_fields = ["user__username", "casino__name"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user":  # only an auditor reads without a shift, so only one is held
+            kwargs["queryset"] = get_user_model().objects.filter(groups__name=AUDITOR).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -1,18 +1,20 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
 administrators edit each casino's variance rules; investigations are read here and closed on the
-investigations page, where the findings are written."""
+investigations page, where the findings are written. An auditor limited to one casino sees only
+its reports, rules and investigations (`casino.admin_scope`)."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms import ModelForm
 
+from casino.admin_scope import CasinoScoped
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
 from .models import Investigation, Report, TheoreticalEdge, VarianceRules
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CasinoScoped, admin.ModelAdmin):
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -25,6 +27,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Report)
 class ReportAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)  # a report over several casinos has none: only for who reads them all
     list_display = [
         "title",
         "kind",
@@ -45,6 +48,7 @@ class ReportAdmin(ReadOnlyAdmin):
 
 @admin.register(TheoreticalEdge)
 class TheoreticalEdgeAdmin(ReadOnlyAdmin):
+    casino_paths = None  # the rules' mathematics: of no casino
     list_display = ["__str__", "endless_edge", "edge", "half_width", "hands", "seconds", "computed_at"]
     search_fields = ["config_hash"]
 
@@ -72,7 +76,8 @@ class VarianceRulesForm(ModelForm):
 
 
 @admin.register(VarianceRules)
-class VarianceRulesAdmin(admin.ModelAdmin):
+class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
+    casino_paths = ("casino",)
     form = VarianceRulesForm
     list_display = [
         "casino",
@@ -87,6 +92,7 @@ class VarianceRulesAdmin(admin.ModelAdmin):
 
 @admin.register(Investigation)
 class InvestigationAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)
     list_display = ["opened_at", "rule", "table", "period_start", "period_end", "status", "closed_by"]
     list_filter = ["status", "rule", "game", "opened_at"]
     list_select_related = ["table", "closed_by"]

@@ -1,9 +1,11 @@
 """Reports over HTTP: start one (POST), then read its status, progress and result (GET).
 
 `casino.api_urls` mounts these under /api/reports/. Who: as on the pages, anyone holding
-`reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403) the list
-and the start, and one report's id is 404 for them, as an id that does not exist. Starting the
-same report twice answers with the same report.
+`reports.view_report` (pit managers, auditors, administrators), each within their scope
+(`reports.selectors.reports_seen`); a dealer is refused (403) the list and the start, and a report
+outside one's scope is 404, as an id that does not exist. A report over a casino or table outside
+it is refused (400) in the words used for one that does not exist. Starting the same report twice
+answers with the same report.
 """
 
 from drf_spectacular.utils import extend_schema

@@ -3,7 +3,8 @@
 What the app records:
 - `Report`: one run of a report, keyed by its kind and canonical parameters (`key`), so that
   asking twice, or a task delivered twice, gives one report. It carries its status, progress,
-  timings and, once done, its result as JSON.
+  timings and, once done, its result as JSON; and the casino and tables it covers, from which
+  follows who may read it.
 - `TheoreticalEdge`: Rocket's house edge for one rules configuration (decks, start, burn,
   penetration, the assumed player strategy, the simulation's size), with its 95% confidence
   interval and the per-seat variance the reports need, keyed by a canonical hash of that
@@ -75,6 +76,22 @@ class Report(models.Model):
     requested_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Who may read it follows from these, set from the parameters when it is asked for
+    # (`reports.services.runs.report_scope`, `reports.selectors.reports_seen`).
+    casino = models.ForeignKey(
+        "tables.Casino",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The casino it covers; empty when it covers several.",
+    )
+    tables = models.ManyToManyField(
+        "tables.Table",
+        blank=True,
+        related_name="+",
+        help_text="The tables it covers; none when it covers its casino as a whole.",
+    )
 
     class Meta:
         ordering = ["-requested_at", "-pk"]

@@ -1,8 +1,11 @@
 """Report pages: start a report, watch its progress, open it, download it; investigations.
 
 Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer is refused (403) the
-lists and the start form, and a report or investigation id is 404 for them, as an id that does not
-exist (`casino.web.fetch_seen`, `reports.selectors.reports_seen`).
+lists and the start form. Each user lists, opens and acts on the reports and investigations of
+their scope only (`reports.selectors.reports_seen`, `investigations_seen`: a pit manager their
+pit's tables and their casino's casino-wide reports, an auditor limited to one casino that casino);
+any other id is 404, as an id that does not exist (`casino.web.fetch_seen`), and the start form
+offers and accepts only the casinos and tables they read.
 Running a report changes no record of the floor, so an auditor, who changes nothing, may run one.
 Only a supervisor closes an investigation (the service says so, 403). Progress is polled with htmx;
 no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
@@ -19,7 +22,7 @@ from reports.charts import hold_chart_svg
 from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, StartForm
 from reports.models import Investigation, Report
-from reports.selectors import reports_seen
+from reports.selectors import investigations_seen, reports_seen
 from reports.services import investigation_close, report_request
 
 RECENT = 50  # reports listed on the start page
@@ -36,8 +39,9 @@ def refused(request, error: NotAllowed) -> HttpResponse:
 
 
 def render_list(request, form: StartForm, status: int = 200) -> HttpResponse:
-    reports = Report.objects.select_related("requested_by")[:RECENT]
-    return render(request, "reports/list.html", {"reports": reports, "form": form}, status=status)
+    reports = reports_seen(Report.objects.select_related("requested_by"), request.user)[:RECENT]
+    context = {"reports": reports, "form": form.offer(request.user)}
+    return render(request, "reports/list.html", context, status=status)
 
 
 def start_failed(request, _, error: DomainError, form: StartForm) -> HttpResponse:
@@ -107,7 +111,9 @@ def report_chart(request, report: Report):
 
 
 def render_investigations(request, *, error: str = "", status: int = 200) -> HttpResponse:
-    investigations = Investigation.objects.select_related("table", "closed_by", "report")
+    investigations = investigations_seen(
+        Investigation.objects.select_related("table", "closed_by", "report"), request.user
+    )
     shown = request.GET.get("status", Investigation.Status.OPEN)
     if shown in Investigation.Status.values:
         investigations = investigations.filter(status=shown)
@@ -122,7 +128,7 @@ def render_investigations(request, *, error: str = "", status: int = 200) -> Htt
 
 
 INVESTIGATION = Pages(
-    fetch=fetch_seen(lambda user: reports_seen(Investigation.objects.all(), user), pk="pk"),
+    fetch=fetch_seen(lambda user: investigations_seen(Investigation.objects.all(), user), pk="pk"),
     check=check_reports,
     refused=refused,
     failed=lambda request, _, error, form: render_investigations(

@@ -14,7 +14,8 @@ from tables.simulation import rocket_strategy
 
 # Small shoes (cards per rank, index 0 unused) that no hand can run dry.
 ONE_SEAT_SHOE = (0, 3, 2, 2, 2)  # 9 cards: 7,560 deal orders
-TWO_SEAT_SHOE = (0, 5, 4, 2)  # 11 cards: 6,930 orders; never dry with two seats (three stacks, two pair cards)
+# 11 cards: 6,930 orders; never dry with two seats (three stacks, then two pair cards and one more)
+TWO_SEAT_SHOE = (0, 5, 4, 2)
 STRATEGIES = ("always_hit", "pair_cost", "fold_at_most_2", "best")
 
 
@@ -54,19 +55,20 @@ def expectimax(counts: tuple[int, ...]) -> Fraction:
     @cache
     def act(left, own, dealer):
         price = -min(own | dealer)
-        hit = sum(p * (-c if c in own else dealer_draws(rest, own | {c}, dealer)) for c, p, rest in draws(left))
+        hit = sum(p * (-c if c in own else wait(rest, own | {c}, dealer)) for c, p, rest in draws(left))
         return max(price, hit)
 
     @cache
-    def dealer_draws(left, own, dealer):
+    def wait(left, own, dealer):
         return sum(
             p * (d if d == 3 or d in dealer else act(rest, own, dealer | {d})) for d, p, rest in draws(left)
         )
 
-    return sum(
-        p * sum(q * (3 if d == 3 else act(after, frozenset({c}), frozenset({d}))) for d, q, after in draws(rest))
-        for c, p, rest in draws(counts)
-    )
+    def first(left, c):
+        own = frozenset({c})
+        return sum(q * (3 if d == 3 else act(after, own, frozenset({d}))) for d, q, after in draws(left))
+
+    return sum(p * first(rest, c) for c, p, rest in draws(counts))
 
 
 @pytest.mark.parametrize("name", STRATEGIES)

@@ -225,6 +225,8 @@ def _edge_record(edge) -> dict:
     return {
         "config": edge.config,
         "endless_edge": edge.endless_edge,
+        "fresh_edge": edge.fresh_edge,
+        "method": edge.method,
         "edge": edge.edge,
         "half_width": edge.half_width,
         "seat_variance": edge.seat_variance,

@@ -418,8 +418,10 @@ class ShoeCounter:
             self.close()
             self.epoch = epoch
 
-    def hand(self, house: int, adjusted: float = 0.0) -> None:
-        self.hands += 1
+    def hand(self, house: int, adjusted: float = 0.0, weight: int = 1) -> None:
+        """A played hand's results; `weight` is what it adds to the estimate's denominator
+        (one hand, or the units it bet for an edge per unit bet when bets vary)."""
+        self.hands += weight
         self.house += house
         self.adjusted += adjusted
 

@@ -1,0 +1,165 @@
+"""What a card counter gains at Rocket, and when a table's shoe setup should warn the floor.
+
+The counter (simulated, `counter_edge`): sits alone at the table, plays the best basic
+strategy, and keeps a count of every card seen (not the burn). Before each hand it
+estimates the hand's value for the remaining cards with the exact effects of removal
+(`effects_of_removal`: how much taking one card of each rank out of a fresh shoe moves
+a seat's exact value, from `tables.games.rocket_exact`), a linear count as blackjack
+counters use: value(p) = fresh value - (N - 1) * sum_r EoR_r * (p_r - p0_r), with p the
+share of each rank among the unseen cards (p0 in a fresh shoe of N cards). It bets
+`spread` units when that estimate favours the player and one unit otherwise. The house
+edge it faces is the house's win over the units bet, with a 95% interval clustered by
+shoe. The deeper the cut card, the more hands are dealt from a drifted composition and
+the more the counter gains.
+
+`configuration_warnings` tells the table setup when a Rocket configuration is beatable
+that way (from the figures measured by `benchmarks/rocket_exact.py`, see
+docs/simulation.md) or makes mid-hand reshuffles frequent (a quick seeded simulation of
+a full table).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tables.games.cards import DECK_SIZE, RANKS, composition
+from tables.games.rocket import MAX_PLAYERS
+from tables.games.rocket_exact import fresh_shoe, solve
+from tables.games.rocket_fast import play
+from tables.simulation import (
+    BURN,
+    Estimate,
+    RunSpec,
+    ShoeCounter,
+    ShoeSums,
+    SimShoe,
+    clustered_estimate,
+    rocket_strategy,
+    run,
+)
+from tables.simulation import best as best_fold
+
+SPREAD = 10  # the counter bets 1 to 10 units: a common spread at a blackjack table
+# House edge the counter faces at one deck (best play, 1-10 spread), measured by
+# benchmarks/rocket_exact.py: penetration -> edge per unit bet. Below zero the table is beatable.
+COUNTER_EDGE_ONE_DECK = {}
+REFILL_WARNING = 0.05  # warn when more than 5% of full-table hands run the shoe dry mid-hand
+REFILL_PROBE_HANDS = 5_000  # full-table hands simulated for that warning: about 0.1 s
+REFILL_PROBE_SEED = "refills"  # a fixed seed: the same configuration always gets the same answer
+
+
+@lru_cache(maxsize=8)
+def effects_of_removal(decks: int, name: str = "best") -> tuple[float, ...]:
+    """Per rank (index 0 unused): a seat's exact value in tenths with one card of that rank taken
+    out of a fresh shoe, less its value with the full shoe (ten exact solves: half a minute)."""
+    fold = rocket_strategy(name)
+    full = composition(decks)
+    base = fresh_shoe(decks, name, fold).start
+    effects = [0.0]
+    for rank in RANKS:
+        less = list(full)
+        less[rank] -= 1
+        effects.append(solve(less, fold).start - base)
+    return tuple(effects)
+
+
+@dataclass(frozen=True)
+class CounterResult:
+    """A counter's run: the house edge per unit bet it faced, the flat bettor's on the same hands
+    (both with the best basic strategy), and the share of hands it bet big."""
+
+    penetration: float
+    counter: Estimate
+    flat: Estimate
+    big_bets: float
+
+
+def counter_edge(
+    penetration: float, hands: int, seed: int | str, decks: int = 1, spread: int = SPREAD
+) -> CounterResult:
+    """Simulate `hands` hands of one counter alone at a `decks`-deck table cut at `penetration`."""
+    effects = effects_of_removal(decks)
+    full = composition(decks)
+    size = DECK_SIZE * decks
+    fresh = fresh_shoe(decks, "best", best_fold).start
+    shoe = SimShoe(decks, random.Random(f"{seed}:counter"), BURN, penetration)
+    counter_sums, flat_sums = ShoeSums(), ShoeSums()
+    counter, flat = ShoeCounter(shoe, counter_sums), ShoeCounter(shoe, flat_sums)
+    won = bet = flat_won = big = 0
+    for _ in range(hands):
+        shoe.begin_hand()
+        counter.start()
+        flat.start()
+        seen = shoe.order[shoe.burn : shoe.pos]  # the burn stays face down
+        tenths = spread if _favourable(seen, full, size, fresh, effects) else 1
+        deltas, _, _ = play([1], shoe, best_fold)
+        shoe.end_hand()
+        big += tenths > 1
+        counter.hand(-deltas[0] * tenths, weight=tenths)
+        flat.hand(-deltas[0])
+        won, bet, flat_won = won - deltas[0] * tenths, bet + tenths, flat_won - deltas[0]
+    counter.close()
+    flat.close()
+    return CounterResult(
+        penetration,
+        _per_unit(won, bet, counter_sums),
+        _per_unit(flat_won, hands, flat_sums),
+        big / hands,
+    )
+
+
+def _favourable(seen: list[int], full: tuple[int, ...], size: int, fresh: float, effects) -> bool:
+    left = size - len(seen)
+    counts = list(full)
+    for rank in seen:
+        counts[rank] -= 1
+    drift = sum(effects[r] * (counts[r] / left - full[r] / size) for r in RANKS)
+    return fresh - (size - 1) * drift > 0
+
+
+def _per_unit(won: int, bet: int, sums: ShoeSums) -> Estimate:
+    """House win per unit bet; results are in tenths of one unit, so divide by ten."""
+    return clustered_estimate(won, bet, sums.count, sums.house_sq, sums.house_hands, sums.hands_sq, 10)
+
+
+def refill_share(decks: int, penetration: float | None, burn: int = BURN) -> float:
+    """Share of full-table hands (six seats, best play) that run the shoe dry mid-hand: seeded."""
+    spec = RunSpec(
+        players=MAX_PLAYERS, hands=REFILL_PROBE_HANDS, decks=decks, seed=REFILL_PROBE_SEED,
+        workers=1, strategy="best", burn=burn, penetration=penetration,
+    )  # fmt: skip
+    report = run(spec)
+    return report.tally.refills / report.tally.hands
+
+
+def configuration_warnings(game: str, options: dict, decks: int, penetration: float | None) -> list[str]:
+    """Sentences for the table setup when a configuration is beatable by counting or makes
+    mid-hand reshuffles frequent. Only Rocket deals hand after hand from a multi-deck shoe."""
+    if game != "rocket":
+        return []
+    warnings = []
+    edge = _counter_edge_at(decks, penetration)
+    if edge is not None and edge < 0:
+        warnings.append(
+            f"A card counter betting 1 to {SPREAD} units beats this table: it faces a house edge of "
+            f"{100 * edge:.2f}% with {decks} deck(s) cut at {penetration:.2f}. Cut the shoe earlier."
+        )
+    share = refill_share(decks, penetration, options.get("burn", BURN))
+    if share > REFILL_WARNING:
+        warnings.append(
+            f"About {100 * share:.0f}% of full-table hands would run the shoe dry and be finished "
+            f"from a reshuffle of the discards. Use more decks or cut the shoe earlier."
+        )
+    return warnings
+
+
+def _counter_edge_at(decks: int, penetration: float | None) -> float | None:
+    """The measured counter's edge at the nearest measured penetration at or below this one
+    (one deck only; no cut card counts as the deepest measured)."""
+    if decks != 1 or not COUNTER_EDGE_ONE_DECK:
+        return None
+    deep = max(COUNTER_EDGE_ONE_DECK) if penetration is None else penetration
+    measured = [p for p in COUNTER_EDGE_ONE_DECK if p <= deep + 1e-9]
+    return COUNTER_EDGE_ONE_DECK[max(measured)] if measured else None

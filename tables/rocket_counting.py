@@ -50,19 +50,38 @@ REFILL_PROBE_HANDS = 5_000  # full-table hands simulated for that warning: about
 REFILL_PROBE_SEED = "refills"  # a fixed seed: the same configuration always gets the same answer
 
 
+# `effects_of_removal(1)` as computed by `effect_of_removal` (eleven exact solves, half a minute or
+# more on a shared machine), kept so that a counter's run starts at once; tested rank by rank.
+ONE_DECK_EFFECTS = (
+    0.0,
+    -0.10942074582688355,
+    -0.04844324599930544,
+    -0.23955676447907076,
+    0.0035786134568995542,
+    0.010164189804917262,
+    0.015464915023342601,
+    0.019914801411635263,
+    0.02195507678152686,
+    0.023485144410171716,
+    0.02406421144452589,
+)
+
+
+def effect_of_removal(decks: int, rank: int) -> float:
+    """A seat's exact value in tenths (best play) with one card of `rank` taken out of a fresh
+    shoe of `decks` decks, less its value with the full shoe."""
+    fold = rocket_strategy("best")
+    less = list(composition(decks))
+    less[rank] -= 1
+    return solve(less, fold).start - fresh_shoe(decks, "best", fold).start
+
+
 @lru_cache(maxsize=8)
-def effects_of_removal(decks: int, name: str = "best") -> tuple[float, ...]:
-    """Per rank (index 0 unused): a seat's exact value in tenths with one card of that rank taken
-    out of a fresh shoe, less its value with the full shoe (ten exact solves: half a minute)."""
-    fold = rocket_strategy(name)
-    full = composition(decks)
-    base = fresh_shoe(decks, name, fold).start
-    effects = [0.0]
-    for rank in RANKS:
-        less = list(full)
-        less[rank] -= 1
-        effects.append(solve(less, fold).start - base)
-    return tuple(effects)
+def effects_of_removal(decks: int) -> tuple[float, ...]:
+    """`effect_of_removal` of every rank (index 0 unused)."""
+    if decks == 1:
+        return ONE_DECK_EFFECTS
+    return (0.0, *(effect_of_removal(decks, rank) for rank in RANKS))
 
 
 @dataclass(frozen=True)

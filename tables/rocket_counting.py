@@ -42,9 +42,16 @@ from tables.simulation import (
 from tables.simulation import best as best_fold
 
 SPREAD = 10  # the counter bets 1 to 10 units: a common spread at a blackjack table
-# House edge the counter faces at one deck (best play, 1-10 spread), measured by
-# benchmarks/rocket_exact.py: penetration -> edge per unit bet. Below zero the table is beatable.
-COUNTER_EDGE_ONE_DECK = {}
+# House edge per unit bet the counter faces at one deck (best play, 1-10 spread, burn 5) and its
+# 95% half-width, by penetration: `benchmarks/rocket_exact.py`, 400,000 hands each, seed "bench".
+# Below zero the table is beatable. (A flat bettor faces about +2.2% at every penetration.)
+COUNTER_EDGE_ONE_DECK = {
+    0.5: (0.00227, 0.00357),
+    0.6: (-0.00150, 0.00349),
+    0.7: (-0.00558, 0.00339),
+    0.8: (-0.01100, 0.00328),
+    0.9: (-0.01278, 0.00319),
+}
 REFILL_WARNING = 0.05  # warn when more than 5% of full-table hands run the shoe dry mid-hand
 REFILL_PROBE_HANDS = 5_000  # full-table hands simulated for that warning: about 0.1 s
 REFILL_PROBE_SEED = "refills"  # a fixed seed: the same configuration always gets the same answer
@@ -159,11 +166,13 @@ def configuration_warnings(game: str, options: dict, decks: int, penetration: fl
     if game != "rocket":
         return []
     warnings = []
-    edge = _counter_edge_at(decks, penetration)
-    if edge is not None and edge < 0:
+    measured = _counter_edge_at(decks, penetration)
+    if measured is not None and measured[1][0] < 0:
+        cut, (edge, half_width) = measured
         warnings.append(
-            f"A card counter betting 1 to {SPREAD} units beats this table: it faces a house edge of "
-            f"{100 * edge:.2f}% with {decks} deck(s) cut at {penetration:.2f}. Cut the shoe earlier."
+            f"A card counter betting 1 to {SPREAD} units can beat this table: with one deck cut at "
+            f"{cut:.1f} or deeper it faces a house edge of {100 * edge:.2f}% +/- {100 * half_width:.2f}% "
+            f"(simulated). Cut the shoe earlier or deal from more decks."
         )
     share = refill_share(decks, penetration, options.get("burn", BURN))
     if share > REFILL_WARNING:
@@ -174,11 +183,11 @@ def configuration_warnings(game: str, options: dict, decks: int, penetration: fl
     return warnings
 
 
-def _counter_edge_at(decks: int, penetration: float | None) -> float | None:
-    """The measured counter's edge at the nearest measured penetration at or below this one
-    (one deck only; no cut card counts as the deepest measured)."""
-    if decks != 1 or not COUNTER_EDGE_ONE_DECK:
+def _counter_edge_at(decks: int, penetration: float | None) -> tuple[float, tuple[float, float]] | None:
+    """The deepest measured penetration not deeper than this one, with its measured (edge,
+    half-width); one deck only, and no cut card counts as deeper than any."""
+    if decks != 1:
         return None
     deep = max(COUNTER_EDGE_ONE_DECK) if penetration is None else penetration
     measured = [p for p in COUNTER_EDGE_ONE_DECK if p <= deep + 1e-9]
-    return COUNTER_EDGE_ONE_DECK[max(measured)] if measured else None
+    return (max(measured), COUNTER_EDGE_ONE_DECK[max(measured)]) if measured else None

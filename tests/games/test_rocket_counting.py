@@ -39,8 +39,10 @@ def test_a_full_one_deck_table_cut_at_eighty_percent_often_runs_the_shoe_dry_mid
 
 
 def test_the_table_setup_warns_of_mid_hand_reshuffles_and_of_a_beatable_single_deck():
-    warnings = configuration_warnings("rocket", {}, 1, 0.9)
-    assert any("card counter" in w and "beats this table" in w for w in warnings)
+    warnings = configuration_warnings("rocket", {}, 1, 0.8)
+    assert any("card counter" in w and "-1.10% +/- 0.33%" in w for w in warnings)
     assert any("run the shoe dry" in w for w in warnings)
+    # a shallow single deck is not measured beatable; eight decks neither, nor dry mid-hand
+    assert not any("card counter" in w for w in configuration_warnings("rocket", {}, 1, 0.5))
     assert configuration_warnings("rocket", {}, 8, 0.8) == []
     assert configuration_warnings("blackstone", {}, 1, 0.9) == []

@@ -550,7 +550,7 @@ class Report:
             unit, hand = self.edge_per_unit, self.edge_per_hand
             out += [
                 f"house edge per unit bet {100 * unit.mean:.3f}% +/- {100 * unit.half_width:.3f}% "
-                f"(95% CI, {t.shoes.count} shoes as clusters)",
+                f"(95% CI) over {t.shoes.count} shoes",
                 f"house edge per hand {hand.mean:.4f} +/- {hand.half_width:.4f} units "
                 f"({s.players} seats x bet {s.bet})",
             ]

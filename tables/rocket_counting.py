@@ -150,8 +150,10 @@ def _per_unit(won: int, bet: int, sums: ShoeSums) -> Estimate:
     return clustered_estimate(won, bet, sums.count, sums.house_sq, sums.house_hands, sums.hands_sq, 10)
 
 
+@lru_cache(maxsize=64)
 def refill_share(decks: int, penetration: float | None, burn: int = BURN) -> float:
-    """Share of full-table hands (six seats, best play) that run the shoe dry mid-hand: seeded."""
+    """Share of full-table hands (six seats, best play) that run the shoe dry mid-hand: seeded,
+    so a configuration always gets the same answer, and kept per configuration."""
     spec = RunSpec(
         players=MAX_PLAYERS, hands=REFILL_PROBE_HANDS, decks=decks, seed=REFILL_PROBE_SEED,
         workers=1, strategy="best", burn=burn, penetration=penetration,
@@ -165,6 +167,7 @@ def configuration_warnings(game: str, options: dict, decks: int, penetration: fl
     mid-hand reshuffles frequent. Only Rocket deals hand after hand from a multi-deck shoe."""
     if game != "rocket":
         return []
+    penetration = None if penetration is None else float(penetration)  # a Shoe's is a Decimal
     warnings = []
     measured = _counter_edge_at(decks, penetration)
     if measured is not None and measured[1][0] < 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from tables.rocket_counting import (
@@ -44,5 +46,5 @@ def test_the_table_setup_warns_of_mid_hand_reshuffles_and_of_a_beatable_single_d
     assert any("run the shoe dry" in w for w in warnings)
     # a shallow single deck is not measured beatable; eight decks neither, nor dry mid-hand
     assert not any("card counter" in w for w in configuration_warnings("rocket", {}, 1, 0.5))
-    assert configuration_warnings("rocket", {}, 8, 0.8) == []
+    assert configuration_warnings("rocket", {}, 8, Decimal("0.80")) == []  # as a Shoe row holds it
     assert configuration_warnings("blackstone", {}, 1, 0.9) == []

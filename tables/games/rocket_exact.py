@@ -91,7 +91,7 @@ def solve(counts: Sequence[int], fold: Fold | None = None, fractions: bool = Fal
     waiting: dict[int, dict[int, float]] = {}
     folds: dict[int, dict[int, bool]] = {}
     div = Fraction if fractions else (lambda a, b: a / b)
-    for dealer in _submasks([r for r in present if r != DEATH_CARD])[:-1]:
+    for dealer in _submasks([r for r in present if r != DEATH_CARD])[:-1]:  # the dealer holds a card
         left = [n - (dealer >> r & 1) for r, n in enumerate(counts)]
         # Stacks that need a card the shoe does not hold (a 1 in both stacks of one deck) never happen.
         mine = [own for own in owns if all(left[r] > 0 for r in RANKS if own >> r & 1)]
@@ -126,7 +126,7 @@ def _acting(
     """The player folds (pays the lowest card of both stacks) or hits (pays a pair, else waits)."""
     values, folds = {}, {}
     total = sum(left)
-    low_dealer = lowest(dealer) if dealer else max(RANKS)
+    low_dealer = lowest(dealer)
     for own in mine:
         hit = 0
         for c in RANKS:

@@ -351,6 +351,25 @@ class RunSpec:
 
 
 @dataclass
+class ShoeSums:
+    """Per-shoe sums for Rocket's clustered intervals, added across chunks: `count` shoes;
+    for each shoe s its hands n_s, the house's total y_s and the luck-adjusted total a_s,
+    kept as sums of n_s^2, y_s^2, y_s n_s, a_s^2 and a_s n_s."""
+
+    count: int = 0
+    hands_sq: int = 0
+    house_sq: int = 0
+    house_hands: int = 0
+    adjusted_sq: float = 0.0
+    adjusted_hands: float = 0.0
+
+    def add(self, other: ShoeSums) -> ShoeSums:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+
+@dataclass
 class Tally:
     """Sums over simulated hands, added across chunks. `house` is what the house won
     (Rocket); `pot` what went into the pot (pot games); `games` counts whole games
@@ -371,32 +390,13 @@ class Tally:
     adjusted_sq: float = 0.0
     shuffles: int = 0
     refills: int = 0
-    shoes: ShoeSums = field(default_factory=lambda: ShoeSums())
+    shoes: ShoeSums = field(default_factory=ShoeSums)
 
     def add(self, other: Tally) -> Tally:
         for name in self.__dataclass_fields__:
             if name != "shoes":
                 setattr(self, name, getattr(self, name) + getattr(other, name))
         self.shoes.add(other.shoes)
-        return self
-
-
-@dataclass
-class ShoeSums:
-    """Per-shoe sums for Rocket's clustered intervals, added across chunks: `count` shoes;
-    for each shoe s its hands n_s, the house's total y_s and the luck-adjusted total a_s,
-    kept as sums of n_s^2, y_s^2, y_s n_s, a_s^2 and a_s n_s."""
-
-    count: int = 0
-    hands_sq: int = 0
-    house_sq: int = 0
-    house_hands: int = 0
-    adjusted_sq: float = 0.0
-    adjusted_hands: float = 0.0
-
-    def add(self, other: ShoeSums) -> ShoeSums:
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
         return self
 
 

@@ -37,7 +37,7 @@ from tables.games.rocket_edge import tables_for
 from tables.games.rocket_exact import fresh_shoe
 from tables.simulation import BURN, PENETRATION, Estimate, RunSpec, rocket_strategy, run
 
-EDGE_HANDS = 100_000  # luck-adjusted hands: about +/- 0.025% (95%) for 8 decks, a few seconds
+EDGE_HANDS = 100_000  # luck-adjusted hands: about +/- 0.045 points (95%, by shoe) for 8 decks, seconds
 VARIANCE_HANDS = 200_000  # plain fast-path hands per seat count: the spread to within about 1%
 SIM_PLAYERS = 3  # seats simulated for the edge; the number of players barely moves it (docs)
 SIM_BET = 10  # one tenth per unit: results in units per seat are tenths of the bet

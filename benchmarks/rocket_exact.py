@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tables.games.cards import MAX_DECKS, MIN_DECKS, composition  # noqa: E402
+from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS, composition  # noqa: E402
 from tables.games.rocket_chart import best_play_chart  # noqa: E402
 from tables.games.rocket_edge import tables_for  # noqa: E402
 from tables.games.rocket_exact import solve  # noqa: E402
-from tables.rocket_counting import counter_edge, effects_of_removal  # noqa: E402
+from tables.rocket_counting import ONE_DECK_EFFECTS, counter_edge, effect_of_removal  # noqa: E402
 from tables.simulation import RunSpec, rocket_strategy, run  # noqa: E402
 
 STRATEGIES = [
@@ -90,14 +90,13 @@ def intervals(hands: int) -> None:
 
 
 def counter(hands: int) -> None:
-    started = time.perf_counter()
-    effects = effects_of_removal(1)
     print(f"\n4. Card counter, one deck, best play, bets 1 to 10 units, {hands:,} hands per penetration")
-    print(
-        "   effects of removal (tenths): "
-        + ", ".join(f"{r}: {e:+.4f}" for r, e in enumerate(effects) if r)
-        + f" ({time.perf_counter() - started:.1f} s)"
-    )
+    print("   effects of removal (tenths), computed again and checked against the stored ones:")
+    for rank in RANKS:
+        started = time.perf_counter()
+        effect = effect_of_removal(1, rank)
+        same = "same" if abs(effect - ONE_DECK_EFFECTS[rank]) < 1e-12 else "DIFFERS from the stored one"
+        print(f"   {rank}: {effect:+.6f} ({same}; {time.perf_counter() - started:.1f} s)", flush=True)
     for penetration in PENETRATIONS:
         started = time.perf_counter()
         result = counter_edge(penetration, hands, seed="bench")

@@ -6,6 +6,8 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tables.games.rocket_edge import tables_for
 from tables.games.rocket_exact import check_shoe, fresh_shoe, solve
@@ -91,6 +93,31 @@ def test_the_optimum_is_the_best_play_for_the_cards_left_and_beats_every_strateg
     assert brute_force(ONE_SEAT_SHOE, optimum.fold, 1)[0] == optimum.start
     for name in STRATEGIES:
         assert optimum.start >= solve(ONE_SEAT_SHOE, rocket_strategy(name), fractions=True).start
+
+
+@st.composite
+def small_shoes(draw) -> tuple[int, ...]:
+    """Up to 9 cards of 3 or 4 ranks that no one-seat hand can run dry."""
+    ranks = draw(st.lists(st.integers(1, 10), min_size=3, max_size=4, unique=True))
+    counts = [0] * 11
+    for rank in ranks:
+        counts[rank] = draw(st.integers(1, 3))
+    shoe = tuple(counts)
+    try:
+        check_shoe(shoe)
+    except ValueError:
+        counts[max(ranks, key=counts.__getitem__)] = 3  # a third card of one rank always ends it
+        shoe = tuple(counts)
+    return shoe if sum(shoe) <= 9 else (0, 3, 2, 2, 2)
+
+
+@settings(max_examples=12, deadline=None)
+@given(shoe=small_shoes(), name=st.sampled_from(STRATEGIES))
+def test_any_small_shoe_agrees_with_every_deal_order_and_the_optimum_is_never_worse(shoe, name):
+    fold = rocket_strategy(name)
+    value = solve(shoe, fold, fractions=True).start
+    assert value == brute_force(shoe, fold, 1)[0]
+    assert solve(shoe, None, fractions=True).start >= value
 
 
 def test_floats_agree_with_fractions():

@@ -49,7 +49,17 @@ class ReportAdmin(ReadOnlyAdmin):
 @admin.register(TheoreticalEdge)
 class TheoreticalEdgeAdmin(ReadOnlyAdmin):
     casino_paths = None  # the rules' mathematics: of no casino
-    list_display = ["__str__", "endless_edge", "edge", "half_width", "hands", "seconds", "computed_at"]
+    list_display = [
+        "__str__",
+        "endless_edge",
+        "fresh_edge",
+        "method",
+        "edge",
+        "half_width",
+        "hands",
+        "seconds",
+        "computed_at",
+    ]
     search_fields = ["config_hash"]
 
 

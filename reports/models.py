@@ -6,9 +6,10 @@ What the app records:
   timings and, once done, its result as JSON; and the casino and tables it covers, from which
   follows who may read it.
 - `TheoreticalEdge`: Rocket's house edge for one rules configuration (decks, start, burn,
-  penetration, the assumed player strategy, the simulation's size), with its 95% confidence
-  interval and the per-seat variance the reports need, keyed by a canonical hash of that
-  configuration and computed once.
+  penetration, the assumed player strategy, the simulation's size): exact for an endless and for a
+  fresh shoe, and for the shoe as dealt (exact when it is reshuffled every hand, else simulated,
+  with its 95% confidence interval), and the per-seat variance the reports need, keyed by a
+  canonical hash of that configuration and computed once.
 - `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
 - `Investigation`: a flag raised by a variance rule, which a manager closes with written findings.
 
@@ -31,7 +32,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-DEFAULT_STRATEGY = "best"  # the house's worst case: see docs/reports.md, "Theoretical edge"
+DEFAULT_STRATEGY = "best"  # the best basic strategy; not the house's worst case: docs/reports.md
 
 
 class Report(models.Model):
@@ -118,11 +119,19 @@ class Report(models.Model):
 class TheoreticalEdge(models.Model):
     """Rocket's house edge per unit bet for one rules configuration and player strategy."""
 
+    class Method(models.TextChoices):
+        EXACT = "exact", "Exact (every hand from a fresh shoe)"
+        SIMULATED = "simulated", "Simulated (dealt through the shoe to the cut card)"
+
     config_hash = models.CharField(max_length=64, unique=True)
     game = models.CharField(max_length=20, default="rocket")
     config = models.JSONField(help_text="Decks, start, burn, penetration, strategy, players, hands, seed.")
     endless_edge = models.FloatField(help_text="Exact edge for an endless shoe (0.05 is 5%).")
-    edge = models.FloatField(help_text="Edge for this finite, cut shoe: luck-adjusted simulation.")
+    fresh_edge = models.FloatField(
+        null=True, help_text="Exact edge for a hand dealt from a freshly shuffled shoe of these decks."
+    )
+    method = models.CharField(max_length=10, choices=Method.choices, default=Method.SIMULATED)
+    edge = models.FloatField(help_text="Edge for this shoe as dealt: see `method`.")
     half_width = models.FloatField(help_text="Half-width of the edge's 95% confidence interval.")
     seat_variance = models.FloatField(help_text="Variance of one seat's result per unit bet, squared.")
     pair_covariance = models.FloatField(help_text="Covariance of two seats' results in one hand.")
@@ -134,7 +143,7 @@ class TheoreticalEdge(models.Model):
         c = self.config
         return (
             f"Rocket {c.get('decks')} decks, {c.get('start')} start, {c.get('strategy')}: "
-            f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}%"
+            f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}% ({self.method})"
         )
 
 
@@ -145,7 +154,7 @@ class VarianceRules(models.Model):
     strategy = models.CharField(
         max_length=30,
         default=DEFAULT_STRATEGY,
-        help_text="Player strategy the theoretical edge assumes: best (the house's worst case), "
+        help_text="Player strategy the theoretical edge assumes: best (the best basic strategy), "
         "always_hit, pair_cost, pair_chance, fold_at_most_K.",
     )
     z_limit = models.FloatField(

@@ -128,6 +128,15 @@ def test_the_hold_chart_is_svg_with_no_script(client, pete, finished):
     assert "<script" not in svg and "style=" not in svg
 
 
+def test_the_house_edge_page_says_how_each_edge_was_found_and_shows_the_best_play_chart(
+    client, pete, finished
+):
+    page = signed_in(client, pete).get(f"/reports/{finished.pk}/").content.decode()
+
+    assert "Fresh shoe (exact)" in page and "simulated: dealt to the cut card, intervals by shoe" in page
+    assert "Rocket: best play" in page and "Yours \\ dealer's" in page
+
+
 def test_report_pages_carry_no_inline_script_or_style(client, pete, finished):
     signed_in(client, pete)
     for url in ["/reports/", f"/reports/{finished.pk}/", "/reports/investigations/"]:

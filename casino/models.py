@@ -64,6 +64,7 @@ class AuditEvent(AppendOnly):
         GAME_FORFEIT = "game_forfeit", "Left a Pairs game and lost it"
         SHIFT_START = "shift_start", "Started a shift"
         SHIFT_END = "shift_end", "Ended a shift"
+        DAY_CLOSE = "day_close", "Closed a gaming day"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

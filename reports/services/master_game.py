@@ -1,0 +1,78 @@
+"""The master game report: one casino's gaming day, one row per table, by the formula.
+
+Each row: opener, fills, credits, drop (counted; the keyed drop beside it as expected), closer,
+win, hold, system win and the difference (flagged beyond the casino's `win_tolerance`), with the
+slips and counts behind each figure (`reports.services.win`). Below the rows: the adjustments of
+earlier, closed days posted into this day (`DayAdjustment`).
+
+A closed day (`GamingDayClose`) reports the figures frozen at its close, never recomputed; what
+was found for it later is listed from its adjustments, which the page reads when it is shown.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from reports.models import DayAdjustment, GamingDayClose
+from reports.services.house_edge import Progress, rules_for
+from reports.services.links import admin_url
+from reports.services.win import casino_day, casino_tables, table_day
+
+
+def master_game_figures(casino_id: int, day: date, progress: Progress | None = None) -> dict:
+    """The day's figures as the records stand now (what a close freezes)."""
+    rules = rules_for(casino_id)
+    tables = list(casino_tables(casino_id))
+    rows = []
+    for number, table in enumerate(tables):
+        if progress:
+            progress(5 + 90 * number // max(len(tables), 1), f"Table {table.name}")
+        rows.append(table_day(table, day, rules))
+    adjustments = adjustments_into(casino_id, day)
+    return {
+        "date": day.isoformat(),
+        "casino": casino_id,
+        "tolerance": rules.win_tolerance,
+        "tables": rows,
+        "total": casino_day(rows, rules),
+        "adjustments": adjustments,
+        "adjusted_win": sum(a["changes"].get("win", 0) for a in adjustments),
+        "flags": [row["name"] for row in rows if row["flag"]],
+    }
+
+
+def master_game_report(*, params: dict, progress: Progress) -> dict:
+    """The report kind's run: the frozen figures of a closed day, else the figures now."""
+    casino_id, day = params["casino"], date.fromisoformat(params["date"])
+    close = GamingDayClose.objects.filter(casino_id=casino_id, day=day).first()
+    if close is not None:
+        return close.figures
+    return master_game_figures(casino_id, day, progress)
+
+
+def adjustment_record(adjustment: DayAdjustment) -> dict:
+    return {
+        "id": adjustment.pk,
+        "table": adjustment.table_id,
+        "name": adjustment.table.name,
+        "closed_day": adjustment.closed.day.isoformat(),
+        "day": adjustment.day.isoformat(),
+        "changes": adjustment.changes,
+        "memo": adjustment.memo,
+        "at": adjustment.at.isoformat(),
+        "link": admin_url("reports.dayadjustment", adjustment.pk),
+    }
+
+
+def adjustments_into(casino_id: int, day: date) -> list[dict]:
+    """Adjustments of closed days posted into gaming day `day`."""
+    found = DayAdjustment.objects.filter(casino_id=casino_id, day=day).select_related("table", "closed")
+    return [adjustment_record(a) for a in found]
+
+
+def adjustments_of(casino_id: int, day: date) -> list[dict]:
+    """Adjustments made after the close of `day` for it (posted into later days)."""
+    found = DayAdjustment.objects.filter(casino_id=casino_id, closed__day=day).select_related(
+        "table", "closed"
+    )
+    return [adjustment_record(a) for a in found]

@@ -121,25 +121,24 @@ def tray_at(table: Table, moment: datetime) -> int:
     return int(postings.aggregate(total=Sum("amount"))["total"] or 0)
 
 
-def _between(window: Window) -> Q:
-    where = Q(transaction__created_at__gt=window.start)
-    return where & Q(transaction__created_at__lte=window.end) if window.end else where
+def _between(window: Window, field: str = "transaction__created_at") -> Q:
+    where = Q(**{f"{field}__gt": window.start})
+    return where & Q(**{f"{field}__lte": window.end}) if window.end else where
 
 
 def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
-    """The tray's net movement by fills (or credits), reversals included, and the slips behind it."""
-    moves = Q(transaction__kind=kind) | Q(transaction__reverses__kind=kind)
-    postings = Posting.objects.filter(
-        _between(window), moves, account__table=window.table, account__kind=Account.Kind.TRAY
+    """The tray's net movement by fills (or credits) and the slips behind it. A reversal counts
+    at the time of the fill it reverses: a fill corrected after its day was closed changes that
+    day (an adjustment, see `day_close`), not the day the correction was made."""
+    moves = Q(_between(window), transaction__kind=kind) | Q(
+        _between(window, "transaction__reverses__created_at"), transaction__reverses__kind=kind
     )
+    postings = Posting.objects.filter(moves, account__table=window.table, account__kind=Account.Kind.TRAY)
     total = int(postings.aggregate(total=Sum("amount"))["total"] or 0)
     transactions = postings.values("transaction")
     slips = Slip.objects.filter(transaction__in=transactions).order_by("year", "serial")
     records = [
-        {
-            "label": f"slip {slip.year}-{slip.serial:06d}: {slip.amount:,}",
-            "link": admin_url("tables.slip", slip.pk),
-        }
+        {"label": f"{slip_number(slip)}: {slip.amount:,}", "link": admin_url("tables.slip", slip.pk)}
         for slip in slips
     ]
     unslipped = (

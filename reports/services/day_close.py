@@ -107,10 +107,15 @@ def _check_final(rows: list[dict]) -> None:
         )
 
 
-def gaming_day_adjust(*, close: GamingDayClose, by) -> list[DayAdjustment]:
-    """Post what changed in the closed day since its close (and its earlier adjustments) into the
-    next open day, one adjustment per table; none when nothing changed."""
-    chain_lock(casino=close.casino)
+def gaming_day_adjust(*, casino: Casino, day: date, by) -> list[DayAdjustment]:
+    """Post what changed in closed day `day` since its close (and its earlier adjustments) into the
+    next open day, one adjustment per table; none when nothing changed, so running it twice posts
+    once. Takes the casino's chain lock first."""
+    check_may_close(by, casino)
+    chain_lock(casino=casino)
+    close = GamingDayClose.objects.filter(casino=casino, day=day).first()
+    if close is None:
+        raise DomainError(f"Gaming day {day} of {casino} is not closed: its figures are still live.")
     return _adjust(close, by)
 
 

@@ -11,7 +11,9 @@ was found for it later is listed from its adjustments, which the page reads when
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
+
+from django.db.models import Count
 
 from reports.models import DayAdjustment, GamingDayClose
 from reports.services.house_edge import Progress, rules_for
@@ -76,3 +78,29 @@ def adjustments_of(casino_id: int, day: date) -> list[dict]:
         "table", "closed"
     )
     return [adjustment_record(a) for a in found]
+
+
+def master_game_shown(report) -> dict:
+    """What a master game report's page and CSV show: the frozen figures once the day is closed
+    (whenever the report ran), with the adjustments found for it since; else the report's result."""
+    params = report.params
+    close = GamingDayClose.objects.filter(casino_id=params["casino"], day=params["date"]).first()
+    if close is None:
+        return {"result": report.result, "close": None, "later": []}
+    later = adjustments_of(params["casino"], close.day)
+    return {"result": close.figures, "close": close, "later": later}
+
+
+def days_shown(casino_id: int, last: date, count: int) -> list[dict]:
+    """The `count` gaming days up to `last`, newest first, each with its close (or None) and the
+    number of adjustments found for it since."""
+    first = last - timedelta(days=count - 1)
+    closes = {
+        close.day: close
+        for close in GamingDayClose.objects.filter(casino_id=casino_id, day__range=(first, last))
+        .select_related("signed_by")
+        .annotate(later=Count("adjustments"))
+    }
+    return [
+        {"day": day, "close": closes.get(day)} for day in (last - timedelta(days=n) for n in range(count))
+    ]

@@ -1,75 +1,29 @@
 """Win by the formula (RULINGS, "Drop and count"): counted drop + closer - opener + credits - fills,
-hold, the win from settlements beside it and the difference flagged beyond the casino's tolerance.
-
-The counted drop comes from the soft count (another branch); here its adapter
-`reports.services.win.counted_drop` is patched to give the counted figure."""
+hold, the win from settlements beside it and the difference flagged beyond the casino's tolerance,
+on the worked day of tests/reports/worked_day.py."""
 
 import pytest
 
-from ledger.models import Account, Transaction
-from ledger.services import account_get
+from ledger.models import Transaction
 from reports.models import VarianceRules
 from reports.periods import today
 from reports.services.house_edge import rules_for
 from reports.services.master_game import master_game_figures
 from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, shift_figures, table_day
-from tables.models import SeatSession
-from tables.services import approval_decide, fill_request, seat_close, shift_end, shift_start, tray_credit
+from tables.services import approval_decide, correction_request, shift_end
 from tests.tables.conftest import deal_at
 
-from .conftest import count, key, open_table, rocket_hands, seated
+from .conftest import count, key, open_table
+from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day, tray
 
 pytestmark = pytest.mark.django_db
 
-OPENER = 10_000
-BUY_INS = 2 * 2000  # the keyed drop: two players buy in for 2,000 each
-FILL, CREDIT = 500, 300
-HOUSE_WIN = 3 * 12  # three hands, the house wins 12 each (tests/reports/conftest.py)
-CLOSER = OPENER - BUY_INS + FILL - CREDIT + HOUSE_WIN  # 6,236 in the tray at the close
 
-
-def tray(table) -> int:
-    return account_get(kind=Account.Kind.TRAY, table=table).balance
-
-
-def drop_counted(monkeypatch, amount):
-    """The soft count's figure for every box (None: not counted yet)."""
-    monkeypatch.setattr("reports.services.win.counted_drop", lambda table_id, start, end: amount)
-
-
-@pytest.fixture
-def rocket(pit, pete):
-    """Rocket 1 with 10,000 in its tray from the cage, not yet opened."""
-    return open_table(pit, pete, "rocket", "Rocket 1", 10, 500, decks=8, opened=False)
-
-
-@pytest.fixture
-def shift(rocket, dana, pete):
-    shift_start(user=pete, pit=rocket.pit, by=pete)
-    return shift_start(user=dana, table=rocket, by=pete)
-
-
-def play_the_day(table, dana, pete, closer=None):
-    """The worked day: opened at 10,000; 4,000 of buy-ins; a fill of 500 on a slip; a credit of
-    300; three hands (the house wins 36); every player cashed out; closed with its count."""
-    count(table, "opener", tray(table), dana, pete)
-    seated(table, dana)
-    fill = fill_request(table=table, denominations={"100": 5}, by=dana, secret="dana-password", key=key())
-    approval_decide(request=fill, by=pete, approve=True, secret="pete-password", key=key())
-    tray_credit(table=table, amount=CREDIT, by=pete, key=key())
-    rocket_hands(table, 3, dana)
-    for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
-        seat_close(session=session, by=dana, key=key())
-    if closer is not False:
-        count(table, "closer", tray(table) if closer is None else closer, dana, pete)
-    return fill
-
-
-def test_the_worked_day_by_the_formula(monkeypatch, rocket, shift, dana, pete):
-    fill = play_the_day(rocket, dana, pete)
+def test_the_worked_day_by_the_formula(monkeypatch, day_table, day_shift, dana, pete):
+    fill = play_the_day(day_table, dana, pete)
     drop_counted(monkeypatch, BUY_INS)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert (row["opener"], row["fills"], row["credits"], row["drop"], row["closer"]) == (
         OPENER,
@@ -96,27 +50,29 @@ def test_the_worked_day_by_the_formula(monkeypatch, rocket, shift, dana, pete):
     assert [r["label"] for r in row["records"]["credits"]][0].startswith("credit ")
 
 
-def test_an_uncounted_drop_shows_no_win_and_the_keyed_drop_as_expected(rocket, shift, dana, pete):
-    play_the_day(rocket, dana, pete)
+def test_an_uncounted_drop_shows_no_win_and_the_keyed_drop_as_expected(day_table, day_shift, dana, pete):
+    play_the_day(day_table, dana, pete)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert (row["status"], row["drop"], row["win"], row["hold"]) == (NOT_COUNTED, None, None, None)
     assert row["expected_drop"] == BUY_INS and row["system_win"] == HOUSE_WIN
     assert row["difference"] is None and not row["flag"]
 
 
-def test_a_table_still_open_has_no_win_even_with_its_drop_counted(monkeypatch, rocket, shift, dana, pete):
-    play_the_day(rocket, dana, pete, closer=False)
+def test_a_table_still_open_has_no_win_even_with_its_drop_counted(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete, closer=False)
     drop_counted(monkeypatch, BUY_INS)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert (row["status"], row["closer"], row["drop"], row["win"]) == (OPEN, None, None, None)
 
 
-def test_a_table_not_opened_that_day_has_no_figures(rocket):
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+def test_a_table_not_opened_that_day_has_no_figures(day_table):
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert row["status"] == NOT_OPENED and row["win"] is None and row["opener"] is None
 
@@ -126,69 +82,69 @@ def test_a_table_not_opened_that_day_has_no_figures(rocket):
     [(BUY_INS - 100, False), (BUY_INS - 101, True), (BUY_INS + 101, True)],
 )
 def test_a_difference_beyond_the_casinos_tolerance_is_flagged(
-    monkeypatch, rocket, shift, dana, pete, counted, flagged
+    monkeypatch, day_table, day_shift, dana, pete, counted, flagged
 ):
-    play_the_day(rocket, dana, pete)
+    play_the_day(day_table, dana, pete)
     drop_counted(monkeypatch, counted)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert row["difference"] == counted - BUY_INS
     assert row["flag"] is flagged
 
 
-def test_the_tolerance_is_the_casinos_own(monkeypatch, rocket, shift, dana, pete):
-    VarianceRules.objects.create(casino=rocket.pit.casino, win_tolerance=0)
-    play_the_day(rocket, dana, pete)
+def test_the_tolerance_is_the_casinos_own(monkeypatch, day_table, day_shift, dana, pete):
+    VarianceRules.objects.create(casino=day_table.pit.casino, win_tolerance=0)
+    play_the_day(day_table, dana, pete)
     drop_counted(monkeypatch, BUY_INS - 1)
 
-    assert table_day(rocket, today(), rules_for(rocket.pit.casino_id))["flag"] is True
+    assert table_day(day_table, today(), rules_for(day_table.pit.casino_id))["flag"] is True
 
 
 def test_a_table_opened_twice_in_a_day_runs_from_its_first_opener_to_its_last_closer(
-    monkeypatch, rocket, shift, dana, pete
+    monkeypatch, day_table, day_shift, dana, pete
 ):
-    play_the_day(rocket, dana, pete)
-    count(rocket, "opener", CLOSER, dana, pete)
-    count(rocket, "closer", CLOSER, dana, pete)
+    play_the_day(day_table, dana, pete)
+    count(day_table, "opener", CLOSER, dana, pete)
+    count(day_table, "closer", CLOSER, dana, pete)
     drop_counted(monkeypatch, BUY_INS)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert (row["opener"], row["closer"], row["win"]) == (OPENER, CLOSER, HOUSE_WIN)
     assert len(row["records"]["closer"]) == 1
 
 
-def test_a_fill_reversed_later_counts_at_the_time_of_the_fill(monkeypatch, rocket, shift, dana, pete):
-    from tables.services import correction_request
-
-    fill = play_the_day(rocket, dana, pete)
+def test_a_fill_reversed_later_counts_at_the_time_of_the_fill(monkeypatch, day_table, day_shift, dana, pete):
+    fill = play_the_day(day_table, dana, pete)
     posted = Transaction.objects.get(slips__request=fill)
     request = correction_request(transaction=posted, by=dana, reason="The chips never came.", key=key())
     approval_decide(request=request, by=pete, approve=True, key=key())
     drop_counted(monkeypatch, BUY_INS)
 
-    row = table_day(rocket, today(), rules_for(rocket.pit.casino_id))
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
 
     assert row["fills"] == 0 and row["win"] == HOUSE_WIN + FILL
 
 
-def test_a_shift_by_the_formula_takes_the_ledgers_tray_at_its_edges(monkeypatch, rocket, shift, dana, pete):
-    play_the_day(rocket, dana, pete)
-    ended = shift_end(shift=shift, by=pete)
+def test_a_shift_by_the_formula_takes_the_ledgers_tray_at_its_edges(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete)
+    ended = shift_end(shift=day_shift, by=pete)
     drop_counted(monkeypatch, BUY_INS)
 
-    figures = shift_figures(ended, rules_for(rocket.pit.casino_id))
+    figures = shift_figures(ended, rules_for(day_table.pit.casino_id))
 
     assert (figures["opener"], figures["closer"]) == (OPENER, CLOSER)
     assert figures["win"] == HOUSE_WIN and figures["dealer"] == "dana"
 
 
-def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, rocket, shift, dana, pete):
-    play_the_day(rocket, dana, pete)
-    other = open_table(rocket.pit, pete, "rocket", "Rocket 2", 10, 500, decks=8)  # opened, still open
+def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, day_table, day_shift, dana, pete):
+    play_the_day(day_table, dana, pete)
+    other = open_table(day_table.pit, pete, "rocket", "Rocket 2", 10, 500, decks=8)  # opened, still open
 
-    figures = master_game_figures(rocket.pit.casino_id, today())
+    figures = master_game_figures(day_table.pit.casino_id, today())
 
     assert [row["name"] for row in figures["tables"]] == ["Rocket 1", "Rocket 2"]
     assert figures["total"]["status"] == OPEN and figures["total"]["win"] is None
@@ -196,7 +152,7 @@ def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, rocket
     deal_at(other, dana, pete)
     count(other, "closer", tray(other), dana, pete)
     drop_counted(monkeypatch, BUY_INS)
-    total = master_game_figures(rocket.pit.casino_id, today())["total"]
+    total = master_game_figures(day_table.pit.casino_id, today())["total"]
     assert total["status"] == COUNTED and total["drop"] == 2 * BUY_INS
     # Rocket 2 opened at 0, was filled 10,000 and closed at 10,000: its (patched) drop is all win
     assert total["win"] == HOUSE_WIN + BUY_INS and total["system_win"] == HOUSE_WIN

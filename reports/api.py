@@ -4,10 +4,15 @@
 `reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403) the list
 and the start, and one report's id is 404 for them, as an id that does not exist. Starting the
 same report twice answers with the same report.
+
+Under /api/reports/days/: the closed gaming days (read as reports are), a POST that closes one,
+signed with the closer's own password or PIN (`Idempotency-Key` header as for every change), and
+adjust/, which posts what was found for a closed day since into the next open day.
 """
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -15,9 +20,13 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
-from reports.models import Report
+from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import reports_seen
-from reports.services import ReportError, report_request
+from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
+from reports.services.master_game import adjustments_of
+from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
+from tables.models import Casino
+from tables.services import SignatureGiven
 
 PAGE_SIZE = 50
 
@@ -113,6 +122,85 @@ def _field_errors(error: ReportError) -> dict:
     return {"params": {error.field: [error.message]}}
 
 
+# Gaming days: closed and signed by a pit manager on shift in one of the casino's pits
+
+
+class DayCloseSerializer(serializers.ModelSerializer):
+    signed_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    later = serializers.SerializerMethodField(help_text="Adjustments found for the day since its close.")
+
+    class Meta:
+        model = GamingDayClose
+        fields = ["id", "casino", "day", "signed_by", "method", "device", "at", "figures", "later"]
+        read_only_fields = fields
+
+    def get_later(self, close) -> list[dict]:
+        return adjustments_of(close.casino_id, close.day)
+
+
+class CloseDaySerializer(serializers.Serializer):
+    casino = serializers.IntegerField()
+    day = serializers.DateField(help_text="The gaming day (YYYY-MM-DD).")
+    secret = serializers.CharField(
+        trim_whitespace=False, write_only=True, help_text="The closer's own password or PIN, typed afresh."
+    )
+
+
+class AdjustDaySerializer(serializers.Serializer):
+    casino = serializers.IntegerField()
+    day = serializers.DateField(help_text="The closed gaming day (YYYY-MM-DD).")
+
+
+class AdjustmentSerializer(serializers.ModelSerializer):
+    closed_day = serializers.DateField(source="closed.day", read_only=True)
+
+    class Meta:
+        model = DayAdjustment
+        fields = ["id", "casino", "table", "closed", "closed_day", "day", "changes", "memo", "at"]
+        read_only_fields = fields
+
+
+class DayCloseViewSet(ReadOnlyModelViewSet):
+    """Closed gaming days, newest first; POST closes one (signed), POST adjust/ posts what was found
+    since for a closed one. Who may close: `reports.services.day_close` (403 with its sentence)."""
+
+    permission_classes = [IsAuthenticated, ReadsReports]
+    serializer_class = DayCloseSerializer
+    pagination_class = ReportPage
+    queryset = GamingDayClose.objects.select_related("signed_by").order_by("-day", "-pk")
+
+    def get_queryset(self):
+        return reports_seen(super().get_queryset(), self.request.user)
+
+    def _casino(self, casino_id: int) -> Casino:
+        casino = reports_seen(Casino.objects.all(), self.request.user).filter(pk=casino_id).first()
+        if casino is None:
+            raise ValidationError({"casino": [f"There is no casino {casino_id}."]})
+        return casino
+
+    @extend_schema(request=CloseDaySerializer, responses={201: DayCloseSerializer}, parameters=CHANGE_HEADERS)
+    def create(self, request):
+        key = idempotency_key(request)
+        data = parsed(CloseDaySerializer, request)
+        close = gaming_day_close(
+            casino=self._casino(data["casino"]),
+            day=data["day"],
+            by=request.user,
+            signature=SignatureGiven(request.user.get_username(), data["secret"]),
+            device=device(request),
+            key=key,
+        )
+        return Response(DayCloseSerializer(close).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=AdjustDaySerializer, responses={201: AdjustmentSerializer(many=True)})
+    @action(detail=False, methods=["post"])
+    def adjust(self, request):
+        data = parsed(AdjustDaySerializer, request)
+        made = gaming_day_adjust(casino=self._casino(data["casino"]), day=data["day"], by=request.user)
+        return Response(AdjustmentSerializer(made, many=True).data, status=status.HTTP_201_CREATED)
+
+
 router = SimpleRouter(use_regex_path=False)
+router.register("days", DayCloseViewSet, basename="day")  # before "", whose "<pk>/" would take "days/"
 router.register("", ReportViewSet, basename="report")
 urlpatterns = router.urls

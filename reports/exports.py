@@ -34,6 +34,9 @@ HOUSE_EDGE = (
 STATISTICS = (
     "drop",
     "win",
+    "counted_drop",
+    "counted_win",
+    "uncounted",
     "win_to_drop",
     "hands",
     "handle",

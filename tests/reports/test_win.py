@@ -5,7 +5,7 @@ on the worked day of tests/reports/worked_day.py."""
 import pytest
 
 from ledger.models import Transaction
-from reports.models import VarianceRules
+from reports.models import Investigation, Report, VarianceRules
 from reports.periods import today
 from reports.services.house_edge import rules_for
 from reports.services.master_game import master_game_figures
@@ -13,7 +13,7 @@ from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, shift_f
 from tables.services import approval_decide, correction_request, shift_end
 from tests.tables.conftest import deal_at
 
-from .conftest import count, key, open_table
+from .conftest import count, key, open_table, run
 from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day, tray
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +156,27 @@ def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, day_ta
     assert total["status"] == COUNTED and total["drop"] == 2 * BUY_INS
     # Rocket 2 opened at 0, was filled 10,000 and closed at 10,000: its (patched) drop is all win
     assert total["win"] == HOUSE_WIN + BUY_INS and total["system_win"] == HOUSE_WIN
+
+
+def test_the_statistics_take_win_to_drop_from_the_counted_day_and_flag_the_difference(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS - 200)
+
+    report = run(Report.Kind.STATISTICS, {"casino": day_table.pit.casino_id, "date": today().isoformat()})
+
+    [table] = report.result["tables"]
+    for period in ("day", "mtd", "ytd"):
+        figures = table[period]
+        assert (figures["drop"], figures["win"]) == (BUY_INS, HOUSE_WIN)  # keyed drop, system win beside
+        assert (figures["counted_drop"], figures["counted_win"], figures["uncounted"]) == (
+            BUY_INS - 200,
+            HOUSE_WIN - 200,
+            0,
+        )
+        assert figures["win_to_drop"] == pytest.approx((HOUSE_WIN - 200) / (BUY_INS - 200))
+    [flag] = [f for f in report.result["flags"] if f["rule"] == Investigation.Rule.WIN_DIFFERENCE]
+    assert "differ by -200 (limit 100)" in flag["detail"]
+    investigation = Investigation.objects.get(pk=flag["investigation"])
+    assert (investigation.table, investigation.measured) == (day_table, -200)

@@ -43,7 +43,9 @@ class ReadsReports(BasePermission):
 
 class ReportSerializer(serializers.ModelSerializer):
     # Plain strings in the schema (the choices are listed in the help): several records have a "kind".
-    kind = serializers.CharField(read_only=True, help_text="house_edge, statistics or reconciliation")
+    kind = serializers.CharField(
+        read_only=True, help_text="house_edge, statistics, reconciliation or master_game"
+    )
     status = serializers.CharField(read_only=True, help_text="pending, running, done or failed")
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     seconds = serializers.FloatField(read_only=True, allow_null=True)
@@ -77,10 +79,10 @@ class ReportSerializer(serializers.ModelSerializer):
 
 
 class StartSerializer(serializers.Serializer):
-    kind = serializers.CharField(help_text="house_edge, statistics or reconciliation")
+    kind = serializers.CharField(help_text="house_edge, statistics, reconciliation or master_game")
     params = serializers.DictField(
         help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
-        "statistics: casino, date; reconciliation: session, or shift, or table with date_from and "
+        "statistics and master_game: casino, date; reconciliation: session, or shift, or table with date_from and "
         "date_to. A name the kind does not take, a malformed value or a record that does not exist "
         'is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
     )

@@ -168,11 +168,11 @@ PARAMS: dict[str, tuple[Callable[[dict], dict], tuple[str, ...]]] = {
         ("date_from", "date_to", "group", "casino", "tables", "game", "dealer", "shift"),
     ),
     Report.Kind.STATISTICS: (_statistics_params, ("casino", "date")),
-    Report.Kind.MASTER_GAME: (_statistics_params, ("casino", "date")),
     Report.Kind.RECONCILIATION: (
         _reconciliation_params,
         ("session", "shift", "table", "date_from", "date_to"),
     ),
+    Report.Kind.MASTER_GAME: (_statistics_params, ("casino", "date")),
 }
 
 

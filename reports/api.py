@@ -82,9 +82,9 @@ class StartSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text="house_edge, statistics, reconciliation or master_game")
     params = serializers.DictField(
         help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
-        "statistics and master_game: casino, date; reconciliation: session, or shift, or table with date_from and "
-        "date_to. A name the kind does not take, a malformed value or a record that does not exist "
-        'is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
+        "statistics and master_game: casino, date; reconciliation: session, or shift, or table with "
+        "date_from and date_to. A name the kind does not take, a malformed value or a record that does "
+        'not exist is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
     )
 
 

@@ -1,6 +1,7 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
 administrators edit each casino's variance rules; investigations are read here and closed on the
-investigations page, where the findings are written."""
+investigations page, where the findings are written. Closed gaming days and their adjustments are
+read-only too: append-only records, written by `reports.services.day_close`."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
@@ -9,7 +10,7 @@ from django.forms import ModelForm
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
-from .models import Investigation, Report, TheoreticalEdge, VarianceRules
+from .models import DayAdjustment, GamingDayClose, Investigation, Report, TheoreticalEdge, VarianceRules
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -61,6 +62,7 @@ class VarianceRulesForm(ModelForm):
             "rolling_days",
             "rolling_points",
             "minimum_hands",
+            "win_tolerance",
         ]
 
     def clean_strategy(self):
@@ -82,6 +84,7 @@ class VarianceRulesAdmin(admin.ModelAdmin):
         "confidence",
         "rolling_days",
         "rolling_points",
+        "win_tolerance",
     ]
 
 
@@ -91,3 +94,19 @@ class InvestigationAdmin(ReadOnlyAdmin):
     list_filter = ["status", "rule", "game", "opened_at"]
     list_select_related = ["table", "closed_by"]
     date_hierarchy = "opened_at"
+
+
+@admin.register(GamingDayClose)
+class GamingDayCloseAdmin(ReadOnlyAdmin):
+    list_display = ["day", "casino", "signed_by", "method", "at"]
+    list_filter = ["casino"]
+    list_select_related = ["casino", "signed_by"]
+    date_hierarchy = "day"
+
+
+@admin.register(DayAdjustment)
+class DayAdjustmentAdmin(ReadOnlyAdmin):
+    list_display = ["at", "table", "closed", "day", "memo", "created_by"]
+    list_filter = ["casino"]
+    list_select_related = ["table", "closed__casino", "created_by"]
+    date_hierarchy = "day"

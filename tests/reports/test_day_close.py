@@ -1,6 +1,7 @@
 """Closing a gaming day: signed, once, only when every table is closed and counted; the figures
 frozen; anything found later posted as an adjustment into the next open day, never an edit."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,7 @@ from reports.periods import today
 from reports.services import gaming_day_adjust, gaming_day_close
 from tables.services import SignatureGiven, SignatureRefused, approval_decide, correction_request
 
-from .conftest import key, run
+from .conftest import key, lifting_protection, run
 from .worked_day import BUY_INS, FILL, HOUSE_WIN, drop_counted, play_the_day
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +174,17 @@ def test_the_reports_show_the_frozen_day_and_the_adjustment_in_the_next(
     [posted] = following.result["adjustments"]
     assert posted["closed_day"] == day.isoformat() and posted["changes"] == {"fills": -FILL, "win": FILL}
     assert following.result["adjusted_win"] == FILL
+
+
+def test_a_frozen_figure_edited_behind_the_apps_back_is_named_by_the_ledgers_check(
+    counted_day, day_table, pete
+):
+    closed = close(day_table.pit.casino, pete)
+    edited = {**closed.figures, "total": {**closed.figures["total"], "win": 1_000_000}}
+    lifting_protection(
+        ("UPDATE reports_gamingdayclose SET figures = %s WHERE id = %s", [json.dumps(edited), closed.pk])
+    )
+
+    problems = [finding.problem for finding in ledger_verify().findings]
+
+    assert any("figures_sha256" in problem for problem in problems), problems

@@ -56,7 +56,8 @@ def end_of_shift() -> list[int]:
 @shared_task(name="reports.end_of_day", acks_late=True)
 def end_of_day(day: str | None = None) -> list[int]:
     """After the gaming day closes: statistics, house edge and master game per casino,
-    reconciliation per table that dealt (beat, daily). `day` (YYYY-MM-DD) defaults to the day that just closed."""
+    reconciliation per table that dealt (beat, daily). `day` (YYYY-MM-DD) defaults to the day that
+    just closed."""
     day = day or (gaming_day(timezone.now()) - timedelta(days=1)).isoformat()
     reports = []
     for casino in Casino.objects.order_by("pk").values_list("pk", flat=True):

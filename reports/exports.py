@@ -120,6 +120,14 @@ def _master_game_rows(result: dict) -> list[list[str]]:
             rows.append(
                 [row["name"], row["status"], *(_cell(row.get(n)) for n in MASTER_GAME), "; ".join(behind)]
             )
+    for shift in result.get("shifts", []):
+        rows.append(
+            [
+                f"shift of {shift['dealer']} at {shift['name']}",
+                shift["status"],
+                *(_cell(shift.get(n)) for n in MASTER_GAME),
+            ]
+        )
     for adjustment in result.get("adjustments", []):
         rows.append(
             ["adjustment", adjustment["name"], f"closed day {adjustment['closed_day']}", adjustment["memo"]]

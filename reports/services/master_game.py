@@ -1,5 +1,8 @@
 """The master game report: one casino's gaming day, one row per table, by the formula.
 
+Beside them, each dealer's shift at a table that started in the day, by the formula with the
+ledger's tray at its edges (`reports.services.win.shift_figures`).
+
 Each row: opener, fills, credits, drop (counted; the keyed drop beside it as expected), closer,
 win, hold, system win and the difference (flagged beyond the casino's `win_tolerance`), with the
 slips and counts behind each figure (`reports.services.win`). Below the rows: the adjustments of
@@ -16,9 +19,11 @@ from datetime import date, timedelta
 from django.db.models import Count
 
 from reports.models import DayAdjustment, GamingDayClose
+from reports.periods import days_bounds
 from reports.services.house_edge import Progress, rules_for
 from reports.services.links import admin_url
-from reports.services.win import casino_day, casino_tables, table_day
+from reports.services.win import casino_day, casino_tables, shift_figures, table_day
+from tables.models import Shift
 
 
 def master_game_figures(casino_id: int, day: date, progress: Progress | None = None) -> dict:
@@ -31,12 +36,15 @@ def master_game_figures(casino_id: int, day: date, progress: Progress | None = N
             progress(5 + 90 * number // max(len(tables), 1), f"Table {table.name}")
         rows.append(table_day(table, day, rules))
     adjustments = adjustments_into(casino_id, day)
+    if progress:
+        progress(95, "Shifts")
     return {
         "date": day.isoformat(),
         "casino": casino_id,
         "tolerance": rules.win_tolerance,
         "tables": rows,
         "total": casino_day(rows, rules),
+        "shifts": [shift_figures(shift, rules) for shift in shifts_of_day(casino_id, day)],
         "adjustments": adjustments,
         "adjusted_win": sum(a["changes"].get("win", 0) for a in adjustments),
         "flags": [row["name"] for row in rows if row["flag"]],
@@ -104,3 +112,10 @@ def days_shown(casino_id: int, last: date, count: int) -> list[dict]:
     return [
         {"day": day, "close": closes.get(day)} for day in (last - timedelta(days=n) for n in range(count))
     ]
+
+
+def shifts_of_day(casino_id: int, day: date):
+    """Dealers' shifts at the casino's tables that started in gaming day `day`."""
+    start, end = days_bounds(day, day)
+    shifts = Shift.objects.filter(table__pit__casino_id=casino_id, started_at__gte=start, started_at__lt=end)
+    return shifts.select_related("table", "user").order_by("table__name", "started_at")

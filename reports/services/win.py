@@ -232,7 +232,14 @@ def table_day(table: Table, day: date, rules: VarianceRules) -> dict:
 
 def shift_figures(shift: Shift, rules: VarianceRules) -> dict:
     """A dealer's shift at a table, by the formula (tray edges from the ledger: see the docstring)."""
-    base = {"shift": shift.pk, "table": shift.table_id, "dealer": shift.user.get_username()}
+    base = {
+        "shift": shift.pk,
+        "table": shift.table_id,
+        "name": shift.table.name,
+        "dealer": shift.user.get_username(),
+        "start": shift.started_at.isoformat(),
+        "end": shift.ended_at.isoformat() if shift.ended_at else None,
+    }
     return {**base, **window_figures(shift_window(shift), rules)}
 
 

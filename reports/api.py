@@ -144,7 +144,11 @@ class CloseDaySerializer(serializers.Serializer):
     casino = serializers.IntegerField()
     day = serializers.DateField(help_text="The gaming day (YYYY-MM-DD).")
     secret = serializers.CharField(
-        trim_whitespace=False, write_only=True, help_text="The closer's own password or PIN, typed afresh."
+        max_length=128,
+        write_only=True,
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="The closer's own password or PIN, typed afresh.",
     )
 
 

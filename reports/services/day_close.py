@@ -4,7 +4,9 @@
 afresh with their password or PIN (as a slip is signed: lockout and failed signatures included),
 once per casino and day, and only when every table that opened that day is closed and its drop
 counted (the soft count comes before the close). The day's master game figures are stored in a
-`GamingDayClose`, sealed in the casino's chain, and never change. The day in progress may be
+`GamingDayClose`, sealed in the casino's chain, and never change. Every check (the tables, the
+day, a close already made) comes before the signature is verified, and the signature before
+anything is written. The day in progress may be
 closed once every table is closed (a casino that closes for the night); a day not yet begun may
 not.
 
@@ -30,7 +32,7 @@ from ledger.chain import chain_lock
 from ledger.seals import seal
 from reports.models import DayAdjustment, GamingDayClose
 from reports.periods import today
-from reports.services.master_game import master_game_figures
+from reports.services.master_game import adjustments_summary, master_game_figures
 from reports.services.win import COUNTED, FIGURES, NOT_COUNTED, NOT_OPENED, OPEN
 from tables.models import Casino
 from tables.selectors import supervised_pits
@@ -59,11 +61,6 @@ def _close(casino: Casino, day: date, by, signature: SignatureGiven, device: str
     check_may_close(by, casino)
     if day > today():
         raise DomainError(f"Gaming day {day} has not begun: only a day begun or past is closed.")
-    signer, method = signature_verify(given=signature, device=device)
-    if signer != by:
-        raise SignatureRefused(
-            "Sign the close yourself: it is signed by whoever closes the day.", signature.username
-        )
     chain_lock(casino=casino)
     done = GamingDayClose.objects.filter(casino=casino, day=day).select_related("signed_by").first()
     if done is not None:
@@ -71,13 +68,19 @@ def _close(casino: Casino, day: date, by, signature: SignatureGiven, device: str
             f"Gaming day {day} of {casino} was closed already, by {done.signed_by} "
             f"at {done.at:%Y-%m-%d %H:%M}."
         )
+    figures = master_game_figures(casino.pk, day)
+    _check_final(figures["tables"])
+    signer, method = signature_verify(given=signature, device=device)
+    if signer != by:
+        raise SignatureRefused(
+            "Sign the close yourself: it is signed by whoever closes the day.", signature.username
+        )
     earlier = GamingDayClose.objects.filter(
         casino=casino, day__lt=day, day__gte=day - timedelta(ADJUST_LOOKBACK_DAYS)
     )
     for closed in earlier.order_by("day"):
         _adjust(closed, by)
-    figures = master_game_figures(casino.pk, day)
-    _check_final(figures["tables"])
+    figures.update(adjustments_summary(casino.pk, day))  # what was just posted into this day
     close = GamingDayClose.objects.create(
         casino=casino, day=day, figures=figures, signed_by=signer, method=method, device=device
     )

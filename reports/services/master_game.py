@@ -35,7 +35,6 @@ def master_game_figures(casino_id: int, day: date, progress: Progress | None = N
         if progress:
             progress(5 + 90 * number // max(len(tables), 1), f"Table {table.name}")
         rows.append(table_day(table, day, rules))
-    adjustments = adjustments_into(casino_id, day)
     if progress:
         progress(95, "Shifts")
     return {
@@ -45,8 +44,7 @@ def master_game_figures(casino_id: int, day: date, progress: Progress | None = N
         "tables": rows,
         "total": casino_day(rows, rules),
         "shifts": [shift_figures(shift, rules) for shift in shifts_of_day(casino_id, day)],
-        "adjustments": adjustments,
-        "adjusted_win": sum(a["changes"].get("win", 0) for a in adjustments),
+        **adjustments_summary(casino_id, day),
         "flags": [row["name"] for row in rows if row["flag"]],
     }
 
@@ -74,10 +72,11 @@ def adjustment_record(adjustment: DayAdjustment) -> dict:
     }
 
 
-def adjustments_into(casino_id: int, day: date) -> list[dict]:
-    """Adjustments of closed days posted into gaming day `day`."""
+def adjustments_summary(casino_id: int, day: date) -> dict:
+    """The adjustments of closed days posted into gaming day `day`, and what they add to its win."""
     found = DayAdjustment.objects.filter(casino_id=casino_id, day=day).select_related("table", "closed")
-    return [adjustment_record(a) for a in found]
+    adjustments = [adjustment_record(a) for a in found]
+    return {"adjustments": adjustments, "adjusted_win": sum(a["changes"].get("win", 0) for a in adjustments)}
 
 
 def adjustments_of(casino_id: int, day: date) -> list[dict]:

@@ -4,7 +4,10 @@ Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer 
 lists and the start form, and a report or investigation id is 404 for them, as an id that does not
 exist (`casino.web.fetch_seen`, `reports.selectors.reports_seen`).
 Running a report changes no record of the floor, so an auditor, who changes nothing, may run one.
-Only a supervisor closes an investigation (the service says so, 403). Progress is polled with htmx;
+Only a supervisor closes an investigation (the service says so, 403). Gaming days
+(/reports/days/<casino>/): anyone who reads reports sees a casino's days and their closes; only a
+pit manager on shift in one of its pits closes one (signed with their password or PIN) or posts
+what was found since (`reports.services.day_close`, 403 for anyone else). Progress is polled with htmx;
 no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
 """
 

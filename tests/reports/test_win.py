@@ -3,6 +3,8 @@ hold, the win from settlements beside it and the difference flagged beyond the c
 on the worked day of tests/reports/worked_day.py."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ledger.models import Transaction
 from reports.models import Investigation, Report, VarianceRules
@@ -10,10 +12,11 @@ from reports.periods import today
 from reports.services.house_edge import rules_for
 from reports.services.master_game import master_game_figures
 from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, shift_figures, table_day
-from tables.services import approval_decide, correction_request, shift_end
+from tables.models import SeatSession
+from tables.services import approval_decide, correction_request, seat_close, shift_end, tray_credit, tray_fill
 from tests.tables.conftest import deal_at
 
-from .conftest import count, key, open_table, run
+from .conftest import ROCKET_HOUSE_WIN, count, key, open_table, rocket_hands, run, seat
 from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day, tray
 
 pytestmark = pytest.mark.django_db
@@ -180,3 +183,41 @@ def test_the_statistics_take_win_to_drop_from_the_counted_day_and_flag_the_diffe
     assert "differ by -200 (limit 100)" in flag["detail"]
     investigation = Investigation.objects.get(pk=flag["investigation"])
     assert (investigation.table, investigation.measured) == (day_table, -200)
+
+
+_tables = iter(range(1, 10_000))  # a fresh table for each example
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    moves=st.lists(
+        st.tuples(st.sampled_from(["fill", "credit"]), st.integers(1, 20).map(lambda n: 100 * n)), max_size=3
+    ),
+    buy_ins=st.tuples(st.sampled_from([200, 500, 1500]), st.sampled_from([200, 500, 1500])),
+    hands=st.integers(0, 2),
+    short=st.integers(-300, 300),
+)
+def test_with_the_keyed_drop_counted_the_formula_gives_the_system_win(
+    monkeypatch, pit, pete, dana, moves, buy_ins, hands, short
+):
+    # given any day of fills, credits, buy-ins and hands, closed with the tray counted right
+    table = open_table(pit, pete, "rocket", f"Day table {next(_tables)}", 10, 500, decks=8)
+    deal_at(table, dana, pete)
+    for kind, amount in moves:
+        (tray_fill if kind == "fill" else tray_credit)(table=table, amount=amount, by=pete, key=key())
+    for number, buy_in in enumerate(buy_ins, start=1):
+        seat(table, number, buy_in, dana)
+    rocket_hands(table, hands, dana)
+    for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
+        seat_close(session=session, by=dana, key=key())
+    count(table, "closer", tray(table), dana, pete)
+
+    # when the soft count finds the keyed drop, then `short` units off it
+    drop_counted(monkeypatch, sum(buy_ins))
+    row = table_day(table, today(), rules_for(pit.casino_id))
+    drop_counted(monkeypatch, sum(buy_ins) + short)
+    off = table_day(table, today(), rules_for(pit.casino_id))
+
+    # then the formula's win is the settlements' win, and the drop's variance is the difference
+    assert row["win"] == row["system_win"] == hands * ROCKET_HOUSE_WIN and row["difference"] == 0
+    assert off["difference"] == short and off["flag"] is (abs(short) > 100)

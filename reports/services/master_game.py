@@ -23,7 +23,7 @@ from reports.periods import days_bounds
 from reports.services.house_edge import Progress, rules_for
 from reports.services.links import admin_url
 from reports.services.win import casino_day, casino_tables, shift_figures, table_day
-from tables.models import Shift
+from tables.models import Casino, Shift
 
 
 def master_game_figures(casino_id: int, day: date, progress: Progress | None = None) -> dict:
@@ -40,6 +40,7 @@ def master_game_figures(casino_id: int, day: date, progress: Progress | None = N
     return {
         "date": day.isoformat(),
         "casino": casino_id,
+        "casino_name": Casino.objects.get(pk=casino_id).name,
         "tolerance": rules.win_tolerance,
         "tables": rows,
         "total": casino_day(rows, rules),

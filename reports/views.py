@@ -181,7 +181,6 @@ DAYS = Pages(
         request, casino, error=error.message, status=error.status
     ),
 )
-MAY_CLOSE = check_may_close  # (user, casino): only a pit manager on shift in the casino's pits
 
 
 @DAYS.page()
@@ -191,7 +190,7 @@ def day_list(request, casino: Casino):
 
 @DAYS.action(
     DayCloseForm,
-    check=MAY_CLOSE,
+    check=check_may_close,
     done=lambda request, close: redirect("reports:days", close.casino_id),
     sensitive=("secret",),
 )
@@ -207,7 +206,9 @@ def day_close(request, casino: Casino, form: DayCloseForm):
     )
 
 
-@DAYS.action(DayAdjustForm, check=MAY_CLOSE, done=lambda request, casino: redirect("reports:days", casino.pk))
+@DAYS.action(
+    DayAdjustForm, check=check_may_close, done=lambda request, casino: redirect("reports:days", casino.pk)
+)
 def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
     gaming_day_adjust(casino=casino, day=form.cleaned_data["day"], by=request.user)
     return casino

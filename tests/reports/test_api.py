@@ -107,19 +107,9 @@ def test_records_that_exist_start_the_report_and_queue_it_once(
     shift = shift_start(user=dana, table=rocket, by=pete)
     opener = TableCount.objects.get(table=rocket)  # the fixture's opening count
     asked = [
-        (
-            "house_edge",
-            {
-                "date_from": DAY,
-                "date_to": DAY,
-                "casino": rocket.pit.casino_id,
-                "tables": [rocket.pk, str(blackstone.pk)],
-                "game": "rocket",
-                "dealer": dana.pk,
-                "shift": shift.pk,
-                "group": "dealer",
-            },
-        ),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "casino": rocket.pit.casino_id,
+                        "tables": [rocket.pk, str(blackstone.pk)], "game": "rocket", "dealer": dana.pk,
+                        "shift": shift.pk, "group": "dealer"}),
         ("statistics", {"casino": rocket.pit.casino_id, "date": DAY}),
         ("reconciliation", {"shift": shift.pk}),
         ("reconciliation", {"session": opener.pk}),

@@ -71,27 +71,10 @@ class Workers:
         log = self.log_dir / f"worker-{number}.log"
         with log.open("w") as out:
             process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "casino",
-                    "worker",
-                    "--pool=prefork",
-                    "--concurrency=1",
-                    "-Q",
-                    self.queue,
-                    "-n",
-                    f"{self.queue}-{number}@%h",
-                    "--without-mingle",
-                    "--without-gossip",
-                    "--loglevel=INFO",
-                ],
-                cwd=ROOT,
-                env=self.environment(env),
-                stdout=out,
-                stderr=subprocess.STDOUT,
+                [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=prefork",
+                 "--concurrency=1", "-Q", self.queue, "-n", f"{self.queue}-{number}@%h",
+                 "--without-mingle", "--without-gossip", "--loglevel=INFO"],
+                cwd=ROOT, env=self.environment(env), stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         self.started.append((process, log))

@@ -1,7 +1,9 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
 administrators edit each casino's variance rules; investigations are read here and closed on the
 investigations page, where the findings are written. An auditor limited to one casino sees only
-its reports, rules and investigations (`casino.admin_scope`)."""
+its reports, rules and investigations (`casino.admin_scope`).
+Closed gaming days and their adjustments are read-only too: append-only records, written by
+`reports.services.day_close`."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
@@ -11,7 +13,7 @@ from casino.admin_scope import CasinoScoped
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
-from .models import Investigation, Report, TheoreticalEdge, VarianceRules
+from .models import DayAdjustment, GamingDayClose, Investigation, Report, TheoreticalEdge, VarianceRules
 
 
 class ReadOnlyAdmin(CasinoScoped, admin.ModelAdmin):
@@ -75,6 +77,7 @@ class VarianceRulesForm(ModelForm):
             "rolling_days",
             "rolling_points",
             "minimum_hands",
+            "win_tolerance",
         ]
 
     def clean_strategy(self):
@@ -97,6 +100,7 @@ class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
         "confidence",
         "rolling_days",
         "rolling_points",
+        "win_tolerance",
     ]
 
 
@@ -107,3 +111,19 @@ class InvestigationAdmin(ReadOnlyAdmin):
     list_filter = ["status", "rule", "game", "opened_at"]
     list_select_related = ["table", "closed_by"]
     date_hierarchy = "opened_at"
+
+
+@admin.register(GamingDayClose)
+class GamingDayCloseAdmin(ReadOnlyAdmin):
+    list_display = ["day", "casino", "signed_by", "method", "at"]
+    list_filter = ["casino"]
+    list_select_related = ["casino", "signed_by"]
+    date_hierarchy = "day"
+
+
+@admin.register(DayAdjustment)
+class DayAdjustmentAdmin(ReadOnlyAdmin):
+    list_display = ["at", "table", "closed", "day", "memo", "created_by"]
+    list_filter = ["casino"]
+    list_select_related = ["table", "closed__casino", "created_by"]
+    date_hierarchy = "day"

@@ -2,6 +2,7 @@
 
 from django import forms
 
+from casino.web import KeyedForm
 from reports.models import Report
 from reports.selectors import GROUPS
 from tables.models import Game
@@ -48,3 +49,12 @@ class StartForm(forms.Form):
 
 class CloseForm(forms.Form):
     findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=10_000)
+
+
+class DayCloseForm(KeyedForm):
+    day = forms.DateField(label="Gaming day")
+    secret = forms.CharField(label="Your password or PIN", widget=forms.PasswordInput, strip=False)
+
+
+class DayAdjustForm(forms.Form):
+    day = forms.DateField(label="Closed gaming day")

@@ -36,7 +36,7 @@ from django.db.models.functions import Coalesce
 from ledger.models import Account, Posting, Transaction
 from reports.periods import gaming_day_of
 from tables.models import Hand, Shift, Table
-from tables.selectors import casinos_visible_to, sees_everything, tables_visible_to
+from tables.selectors import casinos_visible_to, in_casinos_seen, sees_everything, tables_visible_to
 
 GROUPS = ("game", "table", "day", "dealer", "shift")
 
@@ -250,6 +250,14 @@ def reports_seen(reports: QuerySet, user) -> QuerySet:
         return reports
     outside = Table.objects.exclude(pk__in=tables_visible_to(user).values("pk"))
     return reports.filter(casino__in=casinos_visible_to(user)).exclude(tables__in=outside)
+
+
+def casino_records_seen(records: QuerySet, user, casino: str = "casino") -> QuerySet:
+    """Casino-wide records read as reports are (casinos themselves with `casino="pk"`, their closed
+    gaming days): none without `reports.view_report`; those of the casinos `user` reads."""
+    if not user.has_perm("reports.view_report"):
+        return records.none()
+    return in_casinos_seen(records, user, casino)
 
 
 def investigations_seen(investigations: QuerySet, user) -> QuerySet:

@@ -33,6 +33,7 @@ from tables.models import Casino, Game, Shift, Table, TableCount
 from tables.selectors import casinos_visible_to, sees_everything, tables_visible_to
 
 from .house_edge import house_edge_report
+from .master_game import master_game_report
 from .reconciliation import reconciliation_report
 from .statistics import statistics_report
 
@@ -192,6 +193,7 @@ PARAMS: dict[str, tuple[Callable[[dict, Seen], dict], tuple[str, ...]]] = {
         _reconciliation_params,
         ("session", "shift", "table", "date_from", "date_to"),
     ),
+    Report.Kind.MASTER_GAME: (_statistics_params, ("casino", "date")),
 }
 
 
@@ -417,6 +419,8 @@ def _compute(report: Report) -> dict:
         return house_edge_report(params=report.params, progress=progress)
     if report.kind == Report.Kind.STATISTICS:
         return statistics_report(params=report.params, progress=progress, report=report)
+    if report.kind == Report.Kind.MASTER_GAME:
+        return master_game_report(params=report.params, progress=progress)
     return reconciliation_report(params=report.params, progress=progress)
 
 
@@ -431,6 +435,6 @@ def count_flags(kind: str, result: dict) -> int:
     """What the report's list shows as flags: findings, variance flags, or groups out of line."""
     if kind == Report.Kind.RECONCILIATION:
         return len(result["findings"])
-    if kind == Report.Kind.STATISTICS:
+    if kind in (Report.Kind.STATISTICS, Report.Kind.MASTER_GAME):
         return len(result["flags"])
     return sum(1 for group in result["groups"] if group["flag"] or not group["balanced"])

@@ -110,6 +110,12 @@ def signer_check(*, given: SignatureGiven, role: str, table: Table, device: str)
     return user, method
 
 
+def signature_verify(*, given: SignatureGiven, device: str = ""):
+    """The signer `given` names and how they signed (PIN or password), checked afresh as for a slip
+    (the lockout first); for a record signed without a table, such as a gaming day's close."""
+    return _authenticate(given, device)
+
+
 def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     """Spoil a slip: its number stays used, marked voided with the reason."""
     if not reason.strip():

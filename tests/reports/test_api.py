@@ -73,7 +73,7 @@ def test_a_parameter_that_cannot_be_right_is_refused_naming_it_and_nothing_is_wr
 def test_a_kind_that_does_not_exist_is_refused_naming_the_kind(as_pete, django_capture_on_commit_callbacks):
     body = refused(as_pete, "lottery", {}, django_capture_on_commit_callbacks)
 
-    choices = "house_edge, statistics, reconciliation"
+    choices = "house_edge, statistics, reconciliation, master_game"
     assert body == {"kind": [f"There is no report 'lottery'; choose one of {choices}."]}
 
 

@@ -145,7 +145,7 @@ def test_the_end_of_day_schedule_asks_for_each_report_once(rocket, dana):
 
     assert first == again
     kinds = sorted(Report.objects.filter(pk__in=first).values_list("kind", flat=True))
-    assert kinds == ["house_edge", "reconciliation", "statistics"]
+    assert kinds == ["house_edge", "master_game", "reconciliation", "statistics"]
 
 
 def test_beat_runs_the_sweeps_at_the_end_of_each_shift_and_day():

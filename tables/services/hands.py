@@ -509,7 +509,7 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
     recorded, so the ledger says where the chips are at every step (the settlement leaves it out)."""
     if hand.game != Game.STARBOARD or action.move is not Move.DRAW:
         return
-    fee = game.options.fee
+    fee = game.options.draw_price
     accounts = _accounts(hand, [seat, "pot"])
     ledger_post(
         lines=[Line(accounts[seat], -fee, DRAW_FEE), Line(accounts["pot"], fee, DRAW_FEE)],

@@ -42,6 +42,7 @@ from tables.models import (
     Table,
 )
 
+from .collection import time_charges_post
 from .counts import table_check_open
 from .engine import (
     hand_records,
@@ -206,6 +207,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)
+    _charge_time(table, sessions, by)
     seats, stakes, commitments = _stakes(table, sessions, bets)
     setup, game = _setup(table, shoe, seats, stakes)
     hand = Hand.objects.create(
@@ -223,6 +225,17 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     _post_commitments(hand, by)
     hand.engine = game
     return hand_records_none(hand)
+
+
+def _charge_time(table: Table, sessions: dict[int, SeatSession], by) -> None:
+    """The time collection: every period of seat time begun is charged before anyone is dealt in;
+    a player who cannot pay it cannot sit in (tables/services/collection.py)."""
+    owed = time_charges_post(table=table, sessions=sessions, by=by, now=timezone.now())
+    if owed:
+        raise HandError(" ".join(
+            f"Seat {seat} owes the time charge of {amount} units and cannot pay it: buy in or cash out first."
+            for seat, amount in sorted(owed.items())
+        ))
 
 
 def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -> tuple[HandSetup, Engine]:

@@ -281,6 +281,7 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
         raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
     if table.game == Game.PAIRS:
         seats, scores = _pairs_players(table, sessions)
+        _check_pairs_fee(table, scores, chips)
         return seats, scores, {}
     seats = sorted(sessions)
     ante = table.house_rules().ante
@@ -314,6 +315,19 @@ def _bet_refused(table: Table, session: SeatSession | None, in_front: int | None
 
 def _last_settled(table: Table) -> Hand | None:
     return table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
+
+
+def _check_pairs_fee(table: Table, scores: dict[int, int], chips: dict[int, int]) -> None:
+    """The fee collection: a Pairs game's players pay the fee on its first round (the engine
+    books it; its scores are not chips), so a player who cannot pay it cannot sit in."""
+    fee = table.house_rules().game_fee
+    if not fee or any(scores.values()):
+        return
+    short = [seat for seat in scores if chips[seat] < fee]
+    if short:
+        raise HandError(" ".join(
+            f"Seat {seat} has {chips[seat]} units in front; the house's fee is {fee}." for seat in short
+        ))
 
 
 def _pairs_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[list[int], dict[int, int]]:
@@ -667,13 +681,14 @@ def pairs_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
     carried out. A replay of the records: the same answer every time it is asked."""
     result = last_round.settlement["result"]
     scores = {**seat_keyed(result["scores"]), seat: result["target"]}
-    options = PairsOptions.build(last_round.options)
+    options = PairsOptions.build(HandSetup.from_record(last_round.setup).options)  # old rounds: none
     money = settle_game(
         scores,
         ending=options.ending,
         loser=seat,
         tacoma_amount=options.tacoma_amount,
         carry=last_round.settlement["carry_out"],
+        collection=options,
     )
     facts = {"event": "left", "scores": scores, "target": result["target"], "game_over": True}
     return replace(money, result={**facts, **money.result})

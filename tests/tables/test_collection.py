@@ -137,7 +137,8 @@ def test_the_time_charge_is_taken_at_the_sit_down_and_at_the_first_deal_of_each_
 
     hand_start(table=table, by=dana, key=key())
 
-    charges = TimeCharge.objects.filter(session__seat__table=table).order_by("session__seat__number", "period")
+    charges = TimeCharge.objects.filter(session__seat__table=table)
+    charges = charges.order_by("session__seat__number", "period")
     charged = [(c.session.seat.number, c.period, c.amount) for c in charges]
     assert charged == [(1, 0, 5), (1, 1, 5), (1, 2, 5), (2, 0, 5)]
     assert rake_balance(table) == 20

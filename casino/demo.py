@@ -38,6 +38,13 @@ DEMO_TABLES = (
     ("Starboard 1", Game.STARBOARD, 1, 100, "dora"),
     ("Pairs 1", Game.PAIRS, 1, 100, "dirk"),
 )
+# The house rakes the demo pot tables (docs/rules/collection.md); Starboard's and Pairs' pots are
+# small, so they rake 10% to show a take at demo stakes, and Pairs plays for money (Cutchfeld).
+DEMO_OPTIONS = {
+    "Blackstone 1": {"collection": "rake"},
+    "Starboard 1": {"collection": "rake", "rake_percent": 10},
+    "Pairs 1": {"ending": "cutchfeld", "collection": "rake", "rake_percent": 10},
+}
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
 
@@ -57,7 +64,9 @@ def seed_demo() -> list[tuple[str, str, str]]:
         _on_shift(users[username], users["pete"], pit=pit)
     for name, game, low, high, dealer in DEMO_TABLES:
         table, _ = Table.objects.get_or_create(
-            pit=pit, name=name, defaults={"game": game, "min_bet": low, "max_bet": high}
+            pit=pit,
+            name=name,
+            defaults={"game": game, "min_bet": low, "max_bet": high, "options": DEMO_OPTIONS.get(name, {})},
         )
         _on_shift(users[dealer], users["pete"], table=table)
         _open_table(table, users["pete"], dealer)

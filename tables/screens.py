@@ -216,7 +216,7 @@ def _pairs_last_game(table: Table) -> dict[str, Any] | None:
         "round": _hand_link(last),
         "says": pairs_game_end(result, names),
         "ending": _ending_name(result["ending"]),
-        **_money_lines(entries, names),
+        **_money_lines(entries, names, house=POT_GAME_HOUSE),
     }
 
 
@@ -492,13 +492,11 @@ def _settlement(due: Finished, names: dict[int, str], options) -> dict[str, Any]
     Pairs round that ended the game, how it ended and under which ending."""
     settlement = due.settlement
     result = plain(settlement.result)
-    money = _money_lines([(entry.party, entry.amount, entry.reason) for entry in settlement.entries], names)
-    if isinstance(options, CollectionOptions):
-        for line in money["paid"]:
-            line["who"] = POT_GAME_HOUSE if line["party"] == "house" else line["who"]
+    house = POT_GAME_HOUSE if isinstance(options, CollectionOptions) else PARTY_NAMES["house"]
+    entries = [(entry.party, entry.amount, entry.reason) for entry in settlement.entries]
     return {
         "house_take": _house_take(settlement, options),
-        **money,
+        **_money_lines(entries, names, house=house),
         "net": {str(party): amount for party, amount in settlement.deltas.items()},
         "carry_out": settlement.carry_out,
         "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
@@ -521,9 +519,9 @@ def _house_take(settlement, options) -> dict[str, Any] | None:
     return {"amount": amount, "says": f"The house takes {amount} ({rule})."}
 
 
-def _money_lines(entries, names: dict[int, str]) -> dict[str, list]:
+def _money_lines(entries, names: dict[int, str], *, house: str) -> dict[str, list]:
     """The (party, amount, reason) entries as who pays and who is paid, pot movements left out
-    (they net to zero)."""
+    (they net to zero); `house` names the house party (Rocket's tray, a pot game's rake)."""
     totals: dict[tuple, int] = {}
     for party, amount, reason in entries:
         if party != "pot":
@@ -531,7 +529,7 @@ def _money_lines(entries, names: dict[int, str]) -> dict[str, list]:
     money: dict[str, list] = {"pays": [], "paid": []}
     for (party, reason), amount in totals.items():
         if amount:
-            who = _party_name(party, names)
+            who = house if party == "house" else _party_name(party, names)
             line = {"party": str(party), "who": who, "amount": abs(amount), "reason": reason}
             money["paid" if amount > 0 else "pays"].append(line)
     return money

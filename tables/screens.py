@@ -25,7 +25,7 @@ from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
-from tables.services.collection import time_charge_due
+from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import pairs_forfeit_settlement, pairs_game_round
@@ -270,8 +270,8 @@ def _seat_numbers(table: Table) -> range:
 
 def _collection_note(table: Table) -> str:
     """What the house collects at a pot-game table, as the dealer tells the players."""
-    rules = table.house_rules()
-    mode = getattr(rules, "collection", NONE)
+    rules = table_collection(table)
+    mode = rules.collection if rules is not None else NONE
     if mode == RAKE:
         return f"The house rakes {rules.rake_percent}% of each pot paid out, at most {rules.rake_cap}."
     if mode == FEE:

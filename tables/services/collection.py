@@ -22,10 +22,26 @@ from django.db.models import Max
 
 from ledger.models import Account, Transaction
 from ledger.services import Line, accounts_get, ledger_post
-from tables.games.collection import TIME
+from tables.games import IllegalAction
+from tables.games.collection import TIME, CollectionOptions
 from tables.models import SeatSession, Table, TimeCharge
 
 TIME_CHARGE = "time charge"
+
+
+def table_collection(table: Table) -> CollectionOptions | None:
+    """The table's collection as its game's engine reads it; None for a house-banked game, or for
+    options the engine refuses (the hand start then says why, in the engine's words)."""
+    try:
+        rules = table.house_rules()
+    except IllegalAction:
+        return None
+    return rules if isinstance(rules, CollectionOptions) else None
+
+
+def _time_rules(table: Table) -> CollectionOptions | None:
+    rules = table_collection(table)
+    return rules if rules is not None and rules.collection == TIME and rules.time_fee else None
 
 
 def time_charges_post(*, table: Table, sessions: dict[int, SeatSession], by, now: datetime) -> dict[int, int]:
@@ -35,8 +51,8 @@ def time_charges_post(*, table: Table, sessions: dict[int, SeatSession], by, now
     collection is `time`. The caller holds the table's lock (docs/records.md lock order), so two
     workers never charge a period twice; the (session, period) constraint would refuse it anyway.
     """
-    rules = table.house_rules()
-    if getattr(rules, "collection", None) != TIME or not rules.time_fee or not sessions:
+    rules = _time_rules(table)
+    if rules is None or not sessions:
         return {}
     charged = _last_periods(sessions.values())
     keys = {seat: (Account.Kind.PLAYER, session.pk) for seat, session in sessions.items()}
@@ -58,8 +74,8 @@ def time_charges_post(*, table: Table, sessions: dict[int, SeatSession], by, now
 def time_charge_due(*, table: Table, sessions: dict[int, SeatSession]) -> dict[int, datetime]:
     """When each seat's next time charge falls due (it may have already: it is then taken at the
     next deal); empty unless the table's collection is `time`."""
-    rules = table.house_rules()
-    if getattr(rules, "collection", None) != TIME or not rules.time_fee:
+    rules = _time_rules(table)
+    if rules is None:
         return {}
     charged = _last_periods(sessions.values())
     return {

@@ -42,7 +42,7 @@ from tables.models import (
     Table,
 )
 
-from .collection import time_charges_post
+from .collection import table_collection, time_charges_post
 from .counts import table_check_open
 from .engine import (
     hand_records,
@@ -320,7 +320,8 @@ def _last_settled(table: Table) -> Hand | None:
 def _check_pairs_fee(table: Table, scores: dict[int, int], chips: dict[int, int]) -> None:
     """The fee collection: a Pairs game's players pay the fee on its first round (the engine
     books it; its scores are not chips), so a player who cannot pay it cannot sit in."""
-    fee = table.house_rules().game_fee
+    rules = table_collection(table)
+    fee = rules.game_fee if rules is not None else 0
     if not fee or any(scores.values()):
         return
     short = [seat for seat in scores if chips[seat] < fee]

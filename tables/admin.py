@@ -36,6 +36,7 @@ from .models import (
     SlipCounter,
     Table,
     TableCount,
+    TimeCharge,
 )
 
 RECENT_SHIFTS = 20  # shifts offered in the hands' "shift" filter; any other is reached from Shift
@@ -340,6 +341,15 @@ class IncidentAdmin(RecordAdmin):
     ]
     list_select_related = ["table", "hand__table", "by"]
     search_fields = ["detail", "device", "table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(TimeCharge)
+class TimeChargeAdmin(RecordAdmin):
+    list_display = ["at", "session", "period", "amount", "due_at", "by"]
+    list_filter = [related_only("session__seat__table"), related_only("by"), "at"]
+    list_select_related = ["session__seat__table", "by"]
+    search_fields = ["session__player_name", "session__seat__table__name"]
     date_hierarchy = "at"
 
 

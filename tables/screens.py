@@ -507,9 +507,10 @@ def _settlement(due: Finished, names: dict[int, str], options) -> dict[str, Any]
 
 def _house_take(settlement, options) -> dict[str, Any] | None:
     """A pot game's collection on this hand, in a sentence the dealer reads before confirming:
-    the rake or the fees the house takes (the time charge is taken between hands)."""
+    the rake or the fees the house takes (the time charge is taken between hands). Nothing for a
+    hand that moves no chips (a Pairs round that does not end the game)."""
     mode = getattr(options, "collection", NONE)
-    if mode not in (RAKE, FEE):
+    if mode not in (RAKE, FEE) or not any(settlement.deltas.values()):
         return None
     amount = settlement.deltas.get("house", 0)
     if mode == RAKE:

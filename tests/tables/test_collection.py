@@ -111,6 +111,7 @@ def test_a_pairs_game_pays_the_fee_once_on_its_first_round(pit, pete, dana):
     assert hand.settlement["deltas"] == {"1": -1, "2": -1, "3": -1, "house": 3, "carry": 0}
     hand = settle(play(hand_start(table=table, by=dana, key=key()), [4, 5, 6, 4], [("hit",)], dana), dana)
     assert set(hand.settlement["deltas"].values()) == {0}
+    assert hand_screen(hand)["settlement"]["house_take"] is None  # a round that moves no chips
     assert rake_balance(table) == 3
 
 

@@ -67,6 +67,9 @@ class AuditEvent(AppendOnly):
         TABLE_CREATE = "table_create", "Created a table"
         TABLE_SETTINGS = "table_settings", "Changed a table's settings"
         PIT_CREATE = "pit_create", "Created a pit"
+        PLAYER_CREATE = "player_create", "Recorded a player"
+        PLAYER_IDENTIFY = "player_identify", "Recorded a player's identification"
+        PLAYER_MERGE = "player_merge", "Merged two records of one player"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -1,0 +1,178 @@
+"""Players as people: seated by card, cash in summed per gaming day across tables, identification
+asked before the reporting threshold, the multiple-transaction log, merges audited."""
+
+import pytest
+
+from casino.errors import DomainError
+from casino.models import AuditEvent
+from tables.models import CashIn, CashRules, Incident, Player, SeatSession, Table
+from tables.players import cash_daily, player_ids, player_visits
+from tables.services import seat_buy_in, seat_open
+from tables.services.players import Identification, IdentificationNeeded, player_create, player_merge
+
+from .conftest import deal_at, key
+
+pytestmark = pytest.mark.django_db
+
+PASSPORT = Identification(type="passport", number="X123", issuer="FR")
+
+
+@pytest.fixture
+def five_a_unit(rocket, blackstone):
+    """Both tables' units worth 5 currency: 2,000 units are 10,000."""
+    Table.objects.filter(pk__in=[rocket.pk, blackstone.pk]).update(chip_unit_cents=500)
+    rocket.refresh_from_db()
+    blackstone.refresh_from_db()
+
+
+@pytest.fixture
+def ann(pit, pete):
+    return player_create(casino=pit.casino, name="Ann Smith", card_number="1001", by=pete)
+
+
+def sit(table, number, units, by, **player):
+    return seat_open(table=table, seat=number, buy_in=units, by=by, key=key(), **player)
+
+
+def test_a_seat_is_opened_for_a_player_by_card_number(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    session = sit(rocket, 1, 100, dana, card_number="1001")
+
+    assert (session.player, session.player_name) == (ann, "Ann Smith")
+
+
+def test_an_anonymous_player_still_sits_down_with_a_description(rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    session = sit(rocket, 1, 100, dana, player_name="man in a red tie")
+
+    assert (session.player, session.player_name) == (None, "man in a red tie")
+    assert CashIn.objects.get(session=session).description == "man in a red tie"
+
+
+def test_an_unknown_card_is_refused_and_nothing_is_written(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    with pytest.raises(DomainError, match="No player holds card 9999"):
+        sit(rocket, 1, 100, dana, card_number="9999")
+
+    assert not SeatSession.objects.exists()
+
+
+def test_a_card_number_is_unique_in_the_casino(ann, pit, pete):
+    with pytest.raises(DomainError, match="already issued"):
+        player_create(casino=pit.casino, name="Someone Else", card_number="1001", by=pete)
+
+
+def test_cash_in_is_recorded_in_currency_and_logged_from_the_logging_threshold(
+    ann, rocket, dana, pete, five_a_unit
+):
+    deal_at(rocket, dana, pete)
+
+    session = sit(rocket, 1, 599, dana, card_number="1001")  # 2,995: under 3,000
+    seat_buy_in(session=session, amount=600, by=dana, key=key())  # 3,000: logged
+
+    rows = list(CashIn.objects.order_by("pk").values_list("player", "units", "cents", "logged"))
+    assert rows == [(ann.pk, 599, 299_500, False), (ann.pk, 600, 300_000, True)]
+
+
+def test_a_buy_in_crossing_the_reporting_threshold_across_tables_asks_for_identification(
+    ann, rocket, blackstone, dana, olga, pete, five_a_unit
+):
+    # given 9,000 in cash at Rocket today
+    deal_at(rocket, dana, pete)
+    deal_at(blackstone, olga, pete)
+    sit(rocket, 1, 1800, dana, card_number="1001")
+
+    # when 1,005 more at Blackstone would make 10,005 without identification: refused, nothing written
+    with pytest.raises(IdentificationNeeded, match="ask for identification"):
+        sit(blackstone, 1, 201, olga, card_number="1001")
+    assert SeatSession.objects.count() == 1
+    assert CashIn.objects.count() == 1
+
+    # then with identification it goes through, the player is identified and the pit is told
+    sit(blackstone, 1, 201, olga, card_number="1001", identification=PASSPORT)
+    ann.refresh_from_db()
+    assert (ann.id_type, ann.id_number, ann.id_issuer) == ("passport", "X123", "FR")
+    incident = Incident.objects.get(kind=Incident.Kind.CASH_REPORT)
+    assert incident.table == blackstone
+    assert "Ann Smith" in incident.detail
+
+
+def test_an_identified_player_is_not_asked_again_and_the_pit_is_told_once(ann, rocket, dana, pete, five_a_unit):
+    deal_at(rocket, dana, pete)
+    session = sit(rocket, 1, 2001, dana, card_number="1001", identification=PASSPORT)
+
+    seat_buy_in(session=session, amount=100, by=dana, key=key())
+
+    assert Incident.objects.filter(kind=Incident.Kind.CASH_REPORT).count() == 1
+
+
+def test_an_anonymous_player_past_the_reporting_threshold_must_be_carded(rocket, dana, pete, five_a_unit):
+    deal_at(rocket, dana, pete)
+    session = sit(rocket, 1, 1000, dana)
+
+    with pytest.raises(IdentificationNeeded, match="seat the player by card"):
+        seat_buy_in(session=session, amount=1001, by=dana, key=key())
+
+    assert CashIn.objects.count() == 1
+
+
+def test_the_casino_sets_its_own_thresholds(ann, pit, rocket, dana, pete):
+    CashRules.objects.create(casino=pit.casino, logging_threshold=50, reporting_threshold=100)
+    deal_at(rocket, dana, pete)
+
+    session = sit(rocket, 1, 60, dana, card_number="1001")
+    with pytest.raises(IdentificationNeeded):
+        seat_buy_in(session=session, amount=41, by=dana, key=key())
+
+    assert CashIn.objects.get().logged
+
+
+def test_a_merge_points_the_duplicate_at_the_record_kept_and_is_audited(ann, pit, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    old = sit(rocket, 1, 100, dana, card_number="2002")
+
+    kept = player_merge(duplicate=twin, into=ann, by=pete)
+
+    twin.refresh_from_db()
+    old.refresh_from_db()
+    assert (kept, twin.merged_into, old.player) == (ann, ann, twin)  # history is not rewritten
+    assert set(player_ids(ann)) == {ann.pk, twin.pk}
+    assert list(player_visits(pete, ann)) == [old]
+    event = AuditEvent.objects.get(action=AuditEvent.Action.PLAYER_MERGE)
+    assert (event.user, event.detail["duplicate"], event.detail["into"]) == (pete, twin.pk, ann.pk)
+    # the duplicate's card now seats the record kept
+    assert sit(rocket, 2, 100, dana, card_number="2002").player == ann
+
+
+def test_a_merged_players_cash_counts_as_one_person(ann, pit, rocket, dana, pete, five_a_unit):
+    deal_at(rocket, dana, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    sit(rocket, 1, 1500, dana, card_number="2002")
+    player_merge(duplicate=twin, into=ann, by=pete)
+
+    with pytest.raises(IdentificationNeeded):
+        sit(rocket, 2, 501, dana, card_number="1001")
+    rows = cash_daily(pete, first=CashIn.objects.get().day, last=CashIn.objects.get().day)
+    assert [(row["player"], row["cents"]) for row in rows] == [(ann, 750_000)]
+
+
+def test_only_a_pit_manager_on_shift_merges(ann, pit, dana, pete):
+    twin = player_create(casino=pit.casino, name="A. Smith", by=pete)
+
+    with pytest.raises(DomainError, match="Only a pit manager"):
+        player_merge(duplicate=twin, into=ann, by=dana)
+
+    assert Player.objects.get(pk=twin.pk).merged_into is None
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.PLAYER_MERGE).exists()
+
+
+def test_a_player_is_not_merged_into_itself(ann, pit, pete, rocket):
+    from tables.services import shift_start
+
+    shift_start(user=pete, pit=pit, by=pete)
+    with pytest.raises(DomainError, match="itself"):
+        player_merge(duplicate=ann, into=ann, by=pete)

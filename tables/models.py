@@ -13,6 +13,8 @@ card's rank put right, the card event itself unchanged); within a hand they shar
 sequence (1, 2, 3...), so a replay knows their order.
 """
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -937,4 +939,13 @@ class CashIn(AppendOnly):
         indexes = [models.Index(fields=["player", "day"]), models.Index(fields=["day", "logged"])]
 
     def __str__(self):
-        return f"{self.day} {self.player or self.description or 'unidentified'}: {self.cents / 100:.2f}"
+        return f"{self.day} {self.player or self.description or 'unidentified'}: {self.currency}"
+
+    @property
+    def currency(self) -> Decimal:
+        return currency(self.cents)
+
+
+def currency(cents: int) -> Decimal:
+    """Cents of the house currency as an amount to two places."""
+    return (Decimal(cents) / 100).quantize(Decimal("0.01"))

@@ -8,7 +8,7 @@ Dealers see no player pages: identification is never shown at the tablet.
 
 from django.db.models import Q, QuerySet, Sum
 
-from tables.models import CashIn, Player, SeatSession
+from tables.models import CashIn, Player, SeatSession, currency
 from tables.selectors import at_tables_seen, sees_every_table, supervised_pits
 
 
@@ -58,15 +58,16 @@ def player_visits(user, player: Player) -> QuerySet[SeatSession]:
     )
 
 
-def player_cash_days(user, player: Player) -> QuerySet:
-    """Cash in per gaming day (cents) at the tables `user` sees, newest first."""
+def player_cash_days(user, player: Player) -> list[dict]:
+    """Cash in per gaming day (day, cents, currency) at the tables `user` sees, newest first."""
     cash = CashIn.objects.filter(player__in=player_ids(player))
-    return (
+    rows = (
         at_tables_seen(cash, user, table="session__seat__table")
         .values("day")
         .annotate(cents=Sum("cents"))
         .order_by("-day")
     )
+    return [{**row, "currency": currency(row["cents"])} for row in rows]
 
 
 def cash_log(user, *, first, last, logged_only: bool) -> QuerySet[CashIn]:
@@ -100,6 +101,7 @@ def cash_daily(user, *, first, last) -> list[dict]:
             "player": players[who[1]] if who[0] == "player" else None,
             "description": "" if who[0] == "player" else who[2],
             "cents": cents,
+            "currency": currency(cents),
         }
         for (day, who), cents in totals.items()
     ]

@@ -100,7 +100,9 @@ def test_a_buy_in_crossing_the_reporting_threshold_across_tables_asks_for_identi
     assert "Ann Smith" in incident.detail
 
 
-def test_an_identified_player_is_not_asked_again_and_the_pit_is_told_once(ann, rocket, dana, pete, five_a_unit):
+def test_an_identified_player_is_not_asked_again_and_the_pit_is_told_once(
+    ann, rocket, dana, pete, five_a_unit
+):
     deal_at(rocket, dana, pete)
     session = sit(rocket, 1, 2001, dana, card_number="1001", identification=PASSPORT)
 

@@ -178,3 +178,102 @@ def test_a_player_is_not_merged_into_itself(ann, pit, pete, rocket):
     shift_start(user=pete, pit=pit, by=pete)
     with pytest.raises(DomainError, match="itself"):
         player_merge(duplicate=ann, into=ann, by=pete)
+
+
+# The pit's player pages
+
+
+def web(user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def other_casino_player(pete):
+    from tables.models import Casino
+
+    elsewhere = Casino.objects.create(name="Elsewhere")
+    return player_create(casino=elsewhere, name="Zed", card_number="1001", by=pete)
+
+
+def test_the_pit_finds_a_player_by_name_or_card_and_shows_visits_rating_and_cash(
+    ann, rocket, dana, pete, other_casino_player
+):
+    deal_at(rocket, dana, pete)
+    sit(rocket, 1, 3000, dana, card_number="1001")
+    pit = web(pete)
+
+    found = pit.get("/pit/players/", {"q": "1001"})
+    shown = pit.get(f"/pit/players/{ann.pk}/")
+
+    assert found.status_code == 200
+    assert list(found.context["found"]) == [ann]  # not Zed, whose card in another casino is also 1001
+    assert shown.status_code == 200
+    assert [visit.seat.table for visit in shown.context["visits"]] == [rocket]
+    assert shown.context["rating"].sessions == 1
+    assert [row["currency"] for row in shown.context["cash_days"]] == [3000]
+
+
+def test_a_player_of_a_casino_the_pit_manager_does_not_run_is_not_found(
+    rocket, pete, dana, other_casino_player
+):
+    deal_at(rocket, dana, pete)
+
+    assert web(pete).get(f"/pit/players/{other_casino_player.pk}/").status_code == 404
+
+
+def test_dealers_see_no_player_pages(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    assert web(dana).get(f"/pit/players/{ann.pk}/").status_code in (403, 404)
+    assert web(dana).get("/pit/cash/").status_code == 403
+
+
+def test_the_pit_records_a_player_and_refuses_a_card_already_issued(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    pit = web(pete)
+
+    made = pit.post("/pit/players/new/", {"key": key(), "name": "Bob", "card_number": "1002"})
+    again = pit.post("/pit/players/new/", {"key": key(), "name": "Bob", "card_number": "1002"})
+
+    bob = Player.objects.get(card_number="1002")
+    assert made.status_code == 302 and made["Location"] == f"/pit/players/{bob.pk}/"
+    assert again.status_code == 400 and "already issued" in again.content.decode()
+    assert Player.objects.filter(name="Bob").count() == 1
+
+
+def test_the_pit_merges_a_duplicate_by_its_card_from_the_kept_players_page(ann, pit, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+
+    merged = web(pete).post(f"/pit/players/{ann.pk}/merge/", {"key": key(), "duplicate_card": "2002"})
+
+    assert merged.status_code == 302
+    assert Player.objects.get(pk=twin.pk).merged_into == ann
+
+
+def test_an_auditor_reads_but_does_not_merge(ann, pit, ada, pete):
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    auditor = web(ada)
+
+    assert auditor.get(f"/pit/players/{ann.pk}/").status_code == 200
+    merge = auditor.post(f"/pit/players/{ann.pk}/merge/", {"key": key(), "duplicate_card": "2002"})
+    assert merge.status_code == 403
+    assert Player.objects.get(pk=twin.pk).merged_into is None
+
+
+def test_the_cash_log_and_daily_report_export_as_csv(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    session = sit(rocket, 1, 3000, dana, card_number="1001")
+    seat_buy_in(session=session, amount=100, by=dana, key=key())
+    pit = web(pete)
+
+    log = pit.get("/pit/cash/", {"format": "csv", "report": "log"}).content.decode().splitlines()
+    daily = pit.get("/pit/cash/", {"format": "csv", "report": "daily"}).content.decode().splitlines()
+
+    assert len(log) == 2  # the header and the one buy-in of at least 3,000
+    assert log[1].split(",")[4:9] == ["Ann Smith", "1001", "", "3000", "3000.00"]
+    assert daily[1].split(",")[1:2] + daily[1].split(",")[-1:] == ["Ann Smith", "3100.00"]

@@ -11,8 +11,9 @@ from django.db import transaction
 from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import Casino, Game, Pit, Shift, Table, TableCount
+from tables.models import CashRules, Casino, Game, Pit, Player, Shift, Table, TableCount
 from tables.services import SignatureGiven, shift_start, shoe_start, table_count, table_create, tray_fill
+from tables.services.players import Identification, player_create, player_identify
 
 ROCKET_DEMO_DECKS = 8  # the demo: an 8-deck Rocket shoe
 DEMO_TRAY = 20_000  # units of chips in each demo table's tray
@@ -37,6 +38,12 @@ DEMO_TABLES = (
     ("Blackstone 1", Game.BLACKSTONE, 5, 500, 100, "dev"),
     ("Starboard 1", Game.STARBOARD, 1, 100, 10, "dora"),
     ("Pairs 1", Game.PAIRS, 1, 100, 1000, "dirk"),  # forfeit: its games pay nothing to approve
+)
+DEMO_PLAYERS = (
+    # name, player card, identification (type, number, issuer) or None: seat them by card at a tablet
+    ("Alice Martin", "1001", ("passport", "P1234567", "FR")),
+    ("Bruno Keller", "1002", None),
+    ("Chen Wei", "1003", None),
 )
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
@@ -68,7 +75,18 @@ def seed_demo() -> list[tuple[str, str, str]]:
         )
         _on_shift(users[dealer], users["pete"], table=table)
         _open_table(table, users["pete"], dealer)
+    CashRules.objects.get_or_create(casino=casino)
+    for name, card, identification in DEMO_PLAYERS:
+        _ensure_player(casino, name, card, identification, users["pete"])
     return list(DEMO_USERS)
+
+
+def _ensure_player(casino: Casino, name: str, card: str, identification, by) -> None:
+    if Player.objects.filter(casino=casino, card_number=card).exists():
+        return
+    player = player_create(casino=casino, name=name, card_number=card, by=by)
+    if identification:
+        player_identify(player=player, identification=Identification(*identification), by=by)
 
 
 def _on_shift(user, by, **where) -> None:

@@ -11,7 +11,7 @@ from django.db import transaction
 from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import CashRules, Casino, Game, Pit, Player, Shift, Table, TableCount
+from tables.models import Casino, Game, Pit, Player, PlayerRules, Shift, Table, TableCount
 from tables.services import SignatureGiven, shift_start, shoe_start, table_count, table_create, tray_fill
 from tables.services.players import Identification, player_create, player_identify
 
@@ -75,7 +75,7 @@ def seed_demo() -> list[tuple[str, str, str]]:
         )
         _on_shift(users[dealer], users["pete"], table=table)
         _open_table(table, users["pete"], dealer)
-    CashRules.objects.get_or_create(casino=casino)
+    PlayerRules.objects.get_or_create(casino=casino)
     for name, card, identification in DEMO_PLAYERS:
         _ensure_player(casino, name, card, identification, users["pete"])
     return list(DEMO_USERS)

@@ -17,6 +17,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.fields.json import KT
@@ -894,18 +895,28 @@ def _uuid_text(value) -> str | None:
     return None if value is None else str(value)
 
 
-class CashRules(models.Model):
-    """A casino's cash-reporting thresholds, in whole currency (one row per casino; the defaults
-    hold where there is none). A cash buy-in of at least `logging_threshold` goes into the
-    multiple-transaction log; a buy-in that would take a player's cash in for the gaming day past
-    `reporting_threshold` needs the player identified first, and the pit is told."""
+class PlayerRules(models.Model):
+    """A casino's rules for players (one row per casino; the defaults hold where there is none).
 
-    casino = models.OneToOneField(Casino, on_delete=models.PROTECT, related_name="cash_rules")
+    Cash reporting, in whole currency: a cash buy-in of at least `logging_threshold` goes into the
+    multiple-transaction log; a buy-in that would take a player's cash in for the gaming day past
+    `reporting_threshold` needs the player identified first, and the pit is told. Comps: a player's
+    comp budget is `comp_share` of the theoretical win their play gave the house, less the comps
+    already issued."""
+
+    casino = models.OneToOneField(Casino, on_delete=models.PROTECT, related_name="player_rules")
     logging_threshold = models.PositiveIntegerField(default=3000)
     reporting_threshold = models.PositiveIntegerField(default=10000)
+    comp_share = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.300"),
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Share of a player's theoretical win they may be given in comps (0.3 is 30%).",
+    )
 
     class Meta:
-        verbose_name_plural = "cash rules"
+        verbose_name_plural = "player rules"
         constraints = [
             models.CheckConstraint(
                 condition=Q(logging_threshold__lte=F("reporting_threshold")), name="cash_thresholds_ordered"
@@ -949,3 +960,18 @@ class CashIn(AppendOnly):
 def currency(cents: int) -> Decimal:
     """Cents of the house currency as an amount to two places."""
     return (Decimal(cents) / 100).quantize(Decimal("0.01"))
+
+
+class Comp(AppendOnly):
+    """A comp a pit manager gave a player (a meal, a room...), in cents of the house currency,
+    against the player's budget (`PlayerRules.comp_share`). Never changed: a comp taken back is a
+    note for the auditors, not an edit."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="comps")
+    cents = models.PositiveBigIntegerField()
+    reason = models.CharField(max_length=200)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.player}: {currency(self.cents)} ({self.reason})"

@@ -16,6 +16,7 @@ session (nothing ties their visits together).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
@@ -24,7 +25,7 @@ from casino.audit import audit_record
 from casino.errors import DomainError
 from casino.models import AuditEvent
 from reports.periods import gaming_day
-from tables.models import CashIn, CashRules, Casino, Incident, Player, SeatSession, Table
+from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
 
 
 class PlayerError(DomainError):
@@ -51,9 +52,9 @@ class Identification:
             raise PlayerError("Identification needs the document's type, number and issuer.")
 
 
-def cash_rules(casino: Casino) -> CashRules:
+def player_rules(casino: Casino) -> PlayerRules:
     """The casino's thresholds; the defaults where none are set (nothing is written)."""
-    return CashRules.objects.filter(casino=casino).first() or CashRules(casino=casino)
+    return PlayerRules.objects.filter(casino=casino).first() or PlayerRules(casino=casino)
 
 
 def player_create(*, casino: Casino, name: str, card_number: str = "", by) -> Player:
@@ -125,6 +126,54 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
     return into
 
 
+def player_theoretical_cents(player: Player) -> Decimal:
+    """The house's theoretical win from all of `player`'s play (merged records' included), in cents:
+    each table's rating in units times its chip value."""
+    from tables.players import player_ids
+    from tables.ratings import sessions_rating
+
+    sessions = SeatSession.objects.filter(player__in=player_ids(player))
+    values = sessions.values_list("seat__table__chip_unit_cents", flat=True).distinct()
+    total = Decimal(0)
+    for value in values:
+        rating = sessions_rating(player.name, sessions.filter(seat__table__chip_unit_cents=value))
+        total += rating.theoretical_win * value
+    return total
+
+
+def comp_budget(player: Player) -> int:
+    """What `player` may still be given in comps, in cents: the casino's share of their theoretical
+    win, less the comps already given (never below zero)."""
+    from tables.players import player_ids
+
+    player = player.resolved()
+    share = player_rules(player.casino).comp_share
+    earned = (player_theoretical_cents(player) * share).to_integral_value(rounding=ROUND_FLOOR)
+    given = Comp.objects.filter(player__in=player_ids(player)).aggregate(total=Sum("cents"))["total"] or 0
+    return max(int(earned) - given, 0)
+
+
+@transaction.atomic
+def comp_issue(*, player: Player, cents: int, reason: str, by) -> Comp:
+    """A pit manager gives `player` a comp of `cents` against their budget (audited). Locks the
+    player, so two comps cannot both spend the same budget."""
+    from tables.players import user_can_supervise_casino
+
+    if not user_can_supervise_casino(by, player.casino):
+        raise PlayerError("Only a pit manager on shift in this casino gives comps.")
+    if not isinstance(cents, int) or cents <= 0:
+        raise PlayerError("A comp is a positive amount.")
+    if not reason.strip():
+        raise PlayerError("Say what the comp is for.")
+    player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
+    budget = comp_budget(player)
+    if cents > budget:
+        raise PlayerError(f"{player.name}'s comp budget is {Decimal(budget) / 100:.2f}; this comp is more.")
+    comp = Comp.objects.create(player=player, cents=cents, reason=reason.strip(), by=by)
+    audit_record(action=AuditEvent.Action.COMP, user=by, player=player.pk, cents=cents, reason=comp.reason)
+    return comp
+
+
 def cents_of(units: int, table: Table) -> int:
     return units * table.chip_unit_cents
 
@@ -134,7 +183,7 @@ def cash_in_check(*, session: SeatSession, units: int, identification: Identific
     the gaming day of `at` past the reporting threshold while they are not identified; record the
     identification given. Locks the player. True when this buy-in crosses the threshold."""
     table = session.seat.table
-    rules = cash_rules(table.pit.casino)
+    rules = player_rules(table.pit.casino)
     limit = rules.reporting_threshold * 100
     day = gaming_day(at)
     player = session.player
@@ -165,7 +214,7 @@ def cash_in_check(*, session: SeatSession, units: int, identification: Identific
 def cash_in_record(*, session: SeatSession, units: int, ledger_transaction, crossed: bool, at, by) -> CashIn:
     """Record a cash buy-in (and, when it crossed the reporting threshold, tell the pit)."""
     table = session.seat.table
-    rules = cash_rules(table.pit.casino)
+    rules = player_rules(table.pit.casino)
     cents = cents_of(units, table)
     player = session.player.resolved() if session.player_id else None
     cash_in = CashIn.objects.create(

@@ -5,7 +5,7 @@ import pytest
 
 from casino.errors import DomainError
 from casino.models import AuditEvent
-from tables.models import CashIn, CashRules, Incident, Player, SeatSession, Table
+from tables.models import CashIn, PlayerRules, Incident, Player, SeatSession, Table
 from tables.players import cash_daily, player_ids, player_visits
 from tables.services import seat_buy_in, seat_open
 from tables.services.players import Identification, IdentificationNeeded, player_create, player_merge
@@ -122,7 +122,7 @@ def test_an_anonymous_player_past_the_reporting_threshold_must_be_carded(rocket,
 
 
 def test_the_casino_sets_its_own_thresholds(ann, pit, rocket, dana, pete):
-    CashRules.objects.create(casino=pit.casino, logging_threshold=50, reporting_threshold=100)
+    PlayerRules.objects.create(casino=pit.casino, logging_threshold=50, reporting_threshold=100)
     deal_at(rocket, dana, pete)
 
     session = sit(rocket, 1, 60, dana, card_number="1001")

@@ -974,4 +974,8 @@ class Comp(AppendOnly):
     at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
-        return f"{self.player}: {currency(self.cents)} ({self.reason})"
+        return f"{self.player}: {self.currency} ({self.reason})"
+
+    @property
+    def currency(self) -> Decimal:
+        return currency(self.cents)

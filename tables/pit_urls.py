@@ -26,6 +26,7 @@ urlpatterns = [
     path("players/new/", players.player_new, name="player_new"),
     path("players/<int:player_id>/", players.player_page, name="player"),
     path("players/<int:player_id>/merge/", players.player_merge_view, name="player_merge"),
+    path("players/<int:player_id>/comps/", players.comp_view, name="comp"),
     path("cash/", players.cash_page, name="cash"),
     path("shifts/", shifts.shifts_page, name="shifts"),
     path("tables/<int:table_id>/shifts/", shifts.assign, name="shift_assign"),

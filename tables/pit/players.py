@@ -8,6 +8,7 @@ A player outside what the user sees is a 404, as one that does not exist.
 
 import csv
 from datetime import date
+from decimal import Decimal
 
 from django import forms
 from django.http import HttpRequest, HttpResponse
@@ -16,7 +17,7 @@ from django.shortcuts import redirect
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, fetch_seen, nothing
 from reports.periods import today
-from tables.models import Casino, Player
+from tables.models import Casino, Player, currency
 from tables.players import (
     cash_daily,
     cash_log,
@@ -28,7 +29,7 @@ from tables.players import (
     user_can_supervise_casino,
 )
 from tables.ratings import sessions_rating
-from tables.services.players import player_by_card, player_create, player_merge
+from tables.services.players import comp_budget, comp_issue, player_by_card, player_create, player_merge
 
 from .views import check_watch, page, refused
 
@@ -46,6 +47,11 @@ class PlayerForm(KeyedForm):
 
 class MergeForm(KeyedForm):
     duplicate_card = forms.CharField(label="Card of the duplicate record", max_length=30)
+
+
+class CompForm(KeyedForm):
+    amount = forms.DecimalField(label="Amount", min_value=Decimal("0.01"), max_digits=12, decimal_places=2)
+    reason = forms.CharField(label="For", max_length=200)
 
 
 class DaysForm(forms.Form):
@@ -116,20 +122,33 @@ def render_player(request, player: Player, *, error: str = "", status: int = 200
         "rating": sessions_rating(kept.name, visits),
         "cash_days": player_cash_days(request.user, kept),
         "merge": MergeForm(),
+        "comps": kept.comps.select_related("by").order_by("-at"),
+        "comp_budget": currency(comp_budget(kept)),
         "can_merge": user_can_supervise_casino(request.user, kept.casino),
         "error": error,
     }
     return page(request, "pit/player.html", context, status=status)
 
 
-def merge_failed(request, player: Player, error: DomainError, form) -> HttpResponse:
+def player_failed(request, player: Player, error: DomainError, form) -> HttpResponse:
     return render_player(request, player, error=error.message, status=error.status)
 
 
-@PLAYER.action(MergeForm, done=recorded, check=check_supervise_casino, failed=merge_failed)
+@PLAYER.action(MergeForm, done=recorded, check=check_supervise_casino, failed=player_failed)
 def player_merge_view(request: HttpRequest, player: Player, form) -> Player:
     duplicate = player_by_card(casino=player.casino, card_number=form.cleaned_data["duplicate_card"])
     return player_merge(duplicate=duplicate, into=player, by=request.user)
+
+
+def comp_given(request: HttpRequest, comp) -> HttpResponse:
+    return redirect("pit:player", comp.player_id)
+
+
+@PLAYER.action(CompForm, done=comp_given, check=check_supervise_casino, failed=player_failed)
+def comp_view(request: HttpRequest, player: Player, form) -> object:
+    data = form.cleaned_data
+    cents = int(data["amount"] * 100)
+    return comp_issue(player=player, cents=cents, reason=data["reason"], by=request.user)
 
 
 # Cash reporting

@@ -5,7 +5,7 @@ import pytest
 
 from casino.errors import DomainError
 from casino.models import AuditEvent
-from tables.models import CashIn, PlayerRules, Incident, Player, SeatSession, Table
+from tables.models import CashIn, Incident, Player, PlayerRules, SeatSession, Table
 from tables.players import cash_daily, player_ids, player_visits
 from tables.services import seat_buy_in, seat_open
 from tables.services.players import Identification, IdentificationNeeded, player_create, player_merge
@@ -277,3 +277,51 @@ def test_the_cash_log_and_daily_report_export_as_csv(ann, rocket, dana, pete):
     assert len(log) == 2  # the header and the one buy-in of at least 3,000
     assert log[1].split(",")[4:9] == ["Ann Smith", "1001", "", "3000", "3000.00"]
     assert daily[1].split(",")[1:2] + daily[1].split(",")[-1:] == ["Ann Smith", "3100.00"]
+
+
+# Comps
+
+
+def test_a_comp_is_given_against_a_share_of_theoretical_win_and_audited(ann, rocket, dana, pete, settings):
+    from tables.models import Comp
+    from tables.services import hand_settle, hand_start
+    from tables.services.players import comp_budget, comp_issue
+
+    from .conftest import play
+
+    settings.HOUSE_EDGE = {"rocket": "0.05"}
+    deal_at(rocket, dana, pete)
+    sit(rocket, 1, 500, dana, card_number="1001")
+    sit(rocket, 2, 500, dana, player_name="red tie")
+    hand = hand_start(table=rocket, bets={1: 100, 2: 100}, by=dana, key=key())
+    hand = play(hand, [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    # Ann bet 100 units of 1.00: theoretical win 5.00, her budget 30% of it
+    assert comp_budget(ann) == 150
+    comp_issue(player=ann, cents=100, reason="coffee", by=pete)
+    with pytest.raises(DomainError, match="comp budget is 0.50"):
+        comp_issue(player=ann, cents=51, reason="dinner", by=pete)
+
+    assert list(Comp.objects.values_list("cents", flat=True)) == [100]
+    event = AuditEvent.objects.get(action=AuditEvent.Action.COMP)
+    assert (event.user, event.detail["cents"]) == (pete, 100)
+
+
+def test_a_dealer_gives_no_comps(ann, rocket, dana, pete):
+    from tables.models import Comp
+    from tables.services.players import comp_issue
+
+    deal_at(rocket, dana, pete)
+    with pytest.raises(DomainError, match="Only a pit manager"):
+        comp_issue(player=ann, cents=1, reason="coffee", by=dana)
+    assert not Comp.objects.exists()
+
+
+def test_the_pit_page_refuses_a_comp_beyond_the_budget_with_its_sentence(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    answer = web(pete).post(f"/pit/players/{ann.pk}/comps/", {"key": key(), "amount": "5.00", "reason": "x"})
+
+    assert answer.status_code == 400
+    assert "comp budget is 0.00" in answer.content.decode()

@@ -325,3 +325,29 @@ def test_the_pit_page_refuses_a_comp_beyond_the_budget_with_its_sentence(ann, ro
 
     assert answer.status_code == 400
     assert "comp budget is 0.00" in answer.content.decode()
+
+
+# The tablet
+
+
+def test_the_tablet_seats_by_card_and_asks_for_identification_past_the_threshold(
+    ann, rocket, dana, pete, five_a_unit
+):
+    deal_at(rocket, dana, pete)
+    tablet = web(dana)
+
+    page = tablet.get(f"/tablet/{rocket.pk}/")
+    sat = {"key": key(), "seat": 1, "buy_in": 2000, "card_number": "1001"}
+    tablet.post(f"/tablet/{rocket.pk}/seats/", sat)
+    session = SeatSession.objects.get(player=ann)
+    asked = tablet.post(f"/tablet/{rocket.pk}/seats/{session.pk}/buy/", {"key": key(), "amount": 1})
+    given = tablet.post(
+        f"/tablet/{rocket.pk}/seats/{session.pk}/buy/",
+        {"key": key(), "amount": 1, "id_type": "passport", "id_number": "X123", "id_issuer": "FR"},
+    )
+
+    assert 'name="card_number"' in page.content.decode()
+    assert asked.status_code == 400 and "ask for identification" in asked.content.decode()
+    assert given.status_code in (200, 302)
+    assert CashIn.objects.filter(session=session).count() == 2
+    assert "X123" not in tablet.get(f"/tablet/{rocket.pk}/").content.decode()

@@ -100,8 +100,9 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
 
     if not user_can_supervise_casino(by, into.casino):
         raise PlayerError("Only a pit manager merges player records.")
-    duplicate = Player.objects.select_for_update(no_key=True).get(pk=duplicate.pk)
-    into = Player.objects.select_for_update(no_key=True).get(pk=into.resolved().pk)
+    pks = {duplicate.pk, into.resolved().pk}
+    locked = Player.objects.select_for_update(no_key=True).filter(pk__in=pks).order_by("pk").in_bulk()
+    duplicate, into = locked[duplicate.pk], locked[into.resolved().pk]
     if duplicate.casino_id != into.casino_id:
         raise PlayerError("Players of two casinos cannot be merged.")
     if duplicate.merged_into_id is not None:

@@ -296,7 +296,7 @@ def pit_manager_create():
     from django.contrib.auth.models import Group
 
     from casino.roles import PIT_MANAGER
-    from tables.models import PlayerRules, Casino, Pit
+    from tables.models import Casino, Pit, PlayerRules
     from tables.services import shift_start
 
     pete = get_user_model().objects.create_user("load-pit", password=LOAD_SECRET)

@@ -2,6 +2,8 @@
 asked before the reporting threshold, the multiple-transaction log, merges audited."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from casino.errors import DomainError
 from casino.models import AuditEvent
@@ -351,3 +353,35 @@ def test_the_tablet_seats_by_card_and_asks_for_identification_past_the_threshold
     assert given.status_code in (200, 302)
     assert CashIn.objects.filter(session=session).count() == 2
     assert "X123" not in tablet.get(f"/tablet/{rocket.pk}/").content.decode()
+
+
+# A property
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(amounts=st.lists(st.integers(1, 60), min_size=1, max_size=6))
+def test_buy_ins_go_through_exactly_while_the_days_cash_stays_within_the_threshold(
+    pit, rocket, dana, pete, amounts
+):
+    from tables.selectors import user_can_deal
+    from tables.services import seat_close
+
+    thresholds = {"logging_threshold": 50, "reporting_threshold": 100}
+    PlayerRules.objects.get_or_create(casino=pit.casino, defaults=thresholds)
+    if not user_can_deal(dana, rocket):  # the examples share the test's floor
+        deal_at(rocket, dana, pete)
+    player = player_create(casino=pit.casino, name=f"Player {Player.objects.count()}", by=pete)
+    session = sit(rocket, 1, amounts[0], dana, player=player)
+    total = amounts[0] * 100
+    for units in amounts[1:]:
+        if total + units * 100 > 100 * 100:
+            with pytest.raises(IdentificationNeeded):
+                seat_buy_in(session=session, amount=units, by=dana, key=key())
+        else:
+            seat_buy_in(session=session, amount=units, by=dana, key=key())
+            total += units * 100
+    seat_close(session=session, by=dana, key=key())
+
+    rows = CashIn.objects.filter(player=player)
+    assert sum(row.cents for row in rows) == total <= 100 * 100
+    assert all(row.logged == (row.units >= 50) for row in rows)

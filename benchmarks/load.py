@@ -296,12 +296,15 @@ def pit_manager_create():
     from django.contrib.auth.models import Group
 
     from casino.roles import PIT_MANAGER
-    from tables.models import Casino, Pit
+    from tables.models import Casino, Pit, PlayerRules
     from tables.services import shift_start
 
     pete = get_user_model().objects.create_user("load-pit", password=LOAD_SECRET)
     pete.groups.add(Group.objects.get(name=PIT_MANAGER))
-    pit = Pit.objects.create(casino=Casino.objects.create(name="Load Casino"), name="Load Pit")
+    casino = Casino.objects.create(name="Load Casino")
+    # The load's anonymous players buy in BUY_IN each: past any reporting threshold of a real floor.
+    PlayerRules.objects.create(casino=casino, logging_threshold=BUY_IN * 10, reporting_threshold=BUY_IN * 10)
+    pit = Pit.objects.create(casino=casino, name="Load Pit")
     shift_start(user=pete, pit=pit, by=pete)
     return pete
 

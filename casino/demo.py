@@ -12,8 +12,9 @@ from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
 from reports.demo import seed_full_day
-from tables.models import Casino, Game, Pit, Shift, Table, TableCount
+from tables.models import Casino, Game, Pit, Player, PlayerRules, Shift, Table, TableCount
 from tables.services import SignatureGiven, shift_start, shoe_start, table_count, table_create, tray_fill
+from tables.services.players import Identification, player_create, player_identify
 
 ROCKET_DEMO_DECKS = 8  # the demo: an 8-deck Rocket shoe
 DEMO_TRAY = 20_000  # units of chips in each demo table's tray
@@ -46,6 +47,12 @@ DEMO_OPTIONS = {
     "Starboard 1": {"collection": "rake", "rake_percent": 10},
     "Pairs 1": {"ending": "cutchfeld", "collection": "rake", "rake_percent": 10},
 }
+DEMO_PLAYERS = (
+    # name, player card, identification (type, number, issuer) or None: seat them by card at a tablet
+    ("Alice Martin", "1001", ("passport", "P1234567", "FR")),
+    ("Bruno Keller", "1002", None),
+    ("Chen Wei", "1003", None),
+)
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
 
@@ -78,8 +85,19 @@ def seed_demo() -> list[tuple[str, str, str]]:
         )
         _on_shift(users[dealer], users["pete"], table=table)
         _open_table(table, users["pete"], dealer)
+    PlayerRules.objects.get_or_create(casino=casino)
+    for name, card, identification in DEMO_PLAYERS:
+        _ensure_player(casino, name, card, identification, users["pete"])
     seed_full_day(pit, users, PASSWORDS)
     return list(DEMO_USERS)
+
+
+def _ensure_player(casino: Casino, name: str, card: str, identification, by) -> None:
+    if Player.objects.filter(casino=casino, card_number=card).exists():
+        return
+    player = player_create(casino=casino, name=name, card_number=card, by=by)
+    if identification:
+        player_identify(player=player, identification=Identification(*identification), by=by)
 
 
 def _on_shift(user, by, **where) -> None:

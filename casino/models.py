@@ -69,6 +69,10 @@ class AuditEvent(AppendOnly):
         PIT_CREATE = "pit_create", "Created a pit"
         AUDITOR_CASINO = "auditor_casino", "Set or lifted an auditor's casino"
         DAY_CLOSE = "day_close", "Closed a gaming day"
+        PLAYER_CREATE = "player_create", "Recorded a player"
+        PLAYER_IDENTIFY = "player_identify", "Recorded a player's identification"
+        PLAYER_MERGE = "player_merge", "Merged two records of one player"
+        COMP = "comp", "Gave a player a comp"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -31,12 +31,16 @@ from .models import (
     ApprovalRequest,
     CardCorrection,
     CardEvent,
+    CashIn,
     Casino,
+    Comp,
     Decision,
     Hand,
     IdempotentRequest,
     Incident,
     Pit,
+    Player,
+    PlayerRules,
     Recycle,
     Seat,
     SeatSession,
@@ -502,6 +506,7 @@ class IncidentAdmin(RecordAdmin):
 
 @admin.register(TimeCharge)
 class TimeChargeAdmin(RecordAdmin):
+    casino_paths = ("session__seat__table__pit__casino",)
     list_display = ["at", "session", "period", "amount", "due_at", "by"]
     list_filter = [related_only("session__seat__table"), related_only("by"), "at"]
     list_select_related = ["session__seat__table", "by"]
@@ -597,4 +602,45 @@ class TableCountAdmin(RecordAdmin):
     list_filter = ["kind", "table__game", related_only("table__pit"), related_only("table"), "at"]
     list_select_related = ["table", "slip"]
     search_fields = ["table__name", "=slip__serial"]
+    date_hierarchy = "at"
+
+
+@admin.register(PlayerRules)
+class PlayerRulesAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    """A casino's cash-reporting thresholds and comp share: settings, changed here."""
+
+    casino_paths = ("casino",)
+
+    list_display = ["casino", "logging_threshold", "reporting_threshold", "comp_share"]
+
+
+@admin.register(Player)
+class PlayerAdmin(RecordAdmin):
+    """Players are recorded and merged in the pit (`tables.services.players`), which audits it."""
+
+    casino_paths = ("casino",)
+
+    list_display = ["name", "card_number", "casino", "id_type", "merged_into", "created_at"]
+    list_filter = [related_only("casino"), ("merged_into", admin.EmptyFieldListFilter), "created_at"]
+    list_select_related = ["casino", "merged_into"]
+    search_fields = ["name", "card_number"]
+
+
+@admin.register(CashIn)
+class CashInAdmin(RecordAdmin):
+    casino_paths = ("session__seat__table__pit__casino",)
+    list_display = ["day", "at", "session", "player", "description", "units", "cents", "logged", "by"]
+    list_filter = ["logged", related_only("session__seat__table"), related_only("by"), "day"]
+    list_select_related = ["session__seat__table", "player", "by"]
+    search_fields = ["player__name", "player__card_number", "description"]
+    date_hierarchy = "at"
+
+
+@admin.register(Comp)
+class CompAdmin(RecordAdmin):
+    casino_paths = ("player__casino",)
+    list_display = ["at", "player", "cents", "reason", "by"]
+    list_filter = [related_only("by"), "at"]
+    list_select_related = ["player", "by"]
+    search_fields = ["player__name", "player__card_number", "reason"]
     date_hierarchy = "at"

@@ -14,6 +14,7 @@ from casino.web import KeyedForm
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import Shoe
 from tables.services.hands import RANK_RANGE
+from tables.services.players import Identification
 from tables.services.shoes import MAX_BURN
 from tables.services.slips import SignatureGiven
 
@@ -36,14 +37,33 @@ def rank_field(label: str, **kwargs) -> forms.IntegerField:
     )
 
 
-class SeatOpenForm(KeyedForm):
+class IdentificationForm(forms.Form):
+    """Identification, asked for only when a buy-in takes a player past the reporting threshold."""
+
+    id_type = forms.CharField(label="ID type", max_length=40, required=False)
+    id_number = forms.CharField(label="ID number", max_length=60, required=False)
+    id_issuer = forms.CharField(label="ID issuer", max_length=60, required=False)
+
+    def identification(self) -> Identification:
+        data = self.cleaned_data
+        return Identification(type=data["id_type"], number=data["id_number"], issuer=data["id_issuer"])
+
+
+class SeatOpenForm(KeyedForm, IdentificationForm):
+    """A carded player by card number, or an anonymous one by an optional description."""
+
     seat = forms.IntegerField(label="Seat")
     buy_in = amount_field("Buy-in")
+    card_number = forms.CharField(label="Player card", max_length=30, required=False)
     player_name = forms.CharField(label="Player", max_length=100, required=False)
 
 
 class AmountForm(KeyedForm):
     amount = amount_field("Amount")
+
+
+class BuyInForm(AmountForm, IdentificationForm):
+    pass
 
 
 class ShoeForm(KeyedForm):

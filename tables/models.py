@@ -13,8 +13,11 @@ card's rank put right, the card event itself unchanged); within a hand they shar
 sequence (1, 2, 3...), so a replay knows their order.
 """
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.fields.json import KT
@@ -172,10 +175,60 @@ class Seat(models.Model):
         return f"{self.table} seat {self.number}"
 
 
+class Player(models.Model):
+    """A person who plays: a name, a player-card number (unique in the casino, blank for a player
+    known only by name) and the identification cash reporting asks for (type, number, issuer),
+    which only the pit and auditors see, never the tablet.
+
+    Two records of one person are merged by pointing the duplicate at the record kept
+    (`merged_into`): the seat sessions and cash records are history and keep the player they were
+    written with; every read resolves the duplicate through `merged_into` (`Player.resolved`,
+    `tables.players.player_ids`)."""
+
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="players")
+    name = models.CharField(max_length=100)
+    card_number = models.CharField(max_length=30, blank=True)
+    id_type = models.CharField("identification type", max_length=40, blank=True)
+    id_number = models.CharField("identification number", max_length=60, blank=True)
+    id_issuer = models.CharField("identification issuer", max_length=60, blank=True)
+    merged_into = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="duplicates"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["casino", "card_number"],
+                condition=~Q(card_number=""),
+                name="player_card_unique_in_casino",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.card_number})" if self.card_number else self.name
+
+    @property
+    def identified(self) -> bool:
+        return bool(self.id_type and self.id_number and self.id_issuer)
+
+    def resolved(self) -> "Player":
+        """The record this one was merged into (through any chain of merges), or itself."""
+        player = self
+        while player.merged_into_id is not None:
+            player = player.merged_into
+        return player
+
+
 class SeatSession(models.Model):
-    """A player's stay at a seat: who sat, the buy-in, when they came and went."""
+    """A player's stay at a seat: who sat, the buy-in, when they came and went. `player` is the
+    carded or identified player; `player_name` describes an anonymous one (and names the player
+    of sessions from before players were recorded)."""
 
     seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="sessions")
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="sessions"
+    )
     player_name = models.CharField(max_length=100, blank=True, help_text="Blank for an unrated player.")
     buy_in = models.PositiveBigIntegerField(help_text="Chips given at the buy-in, in units.")
     started_at = models.DateTimeField()
@@ -606,6 +659,7 @@ class Incident(AppendOnly):
 
     class Kind(models.TextChoices):
         RANK_REFUSED = "rank_refused", "Rank the shoe cannot hold"
+        CASH_REPORT = "cash_report", "Cash in past the reporting threshold"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="incidents")
@@ -886,3 +940,89 @@ def _chip_counts(denominations: dict) -> dict:
 
 def _uuid_text(value) -> str | None:
     return None if value is None else str(value)
+
+
+class PlayerRules(models.Model):
+    """A casino's rules for players (one row per casino; the defaults hold where there is none).
+
+    Cash reporting, in whole currency: a cash buy-in of at least `logging_threshold` goes into the
+    multiple-transaction log; a buy-in that would take a player's cash in for the gaming day past
+    `reporting_threshold` needs the player identified first, and the pit is told. Comps: a player's
+    comp budget is `comp_share` of the theoretical win their play gave the house, less the comps
+    already issued."""
+
+    casino = models.OneToOneField(Casino, on_delete=models.PROTECT, related_name="player_rules")
+    logging_threshold = models.PositiveIntegerField(default=3000)
+    reporting_threshold = models.PositiveIntegerField(default=10000)
+    comp_share = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        default=Decimal("0.300"),
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="Share of a player's theoretical win they may be given in comps (0.3 is 30%).",
+    )
+
+    class Meta:
+        verbose_name_plural = "player rules"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(logging_threshold__lte=F("reporting_threshold")), name="cash_thresholds_ordered"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.casino}: log from {self.logging_threshold}, report past {self.reporting_threshold}"
+
+
+class CashIn(AppendOnly):
+    """One cash buy-in, attributed: to a player, or to the seat's description of an unidentified
+    one. `cents` is its value in the house currency (units x the table's chip value), `day` its
+    gaming day; `logged` puts it in the multiple-transaction log (at least the logging threshold
+    when it was made). Written with the buy-in's ledger transaction, never changed."""
+
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="cash_ins")
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="cash_ins"
+    )
+    description = models.CharField(max_length=100, blank=True)
+    transaction = models.OneToOneField("ledger.Transaction", on_delete=models.PROTECT, related_name="+")
+    units = models.PositiveBigIntegerField()
+    cents = models.PositiveBigIntegerField()
+    day = models.DateField(help_text="Gaming day.")
+    logged = models.BooleanField(help_text="In the multiple-transaction log.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "day"]), models.Index(fields=["day", "logged"])]
+
+    def __str__(self):
+        return f"{self.day} {self.player or self.description or 'unidentified'}: {self.currency}"
+
+    @property
+    def currency(self) -> Decimal:
+        return currency(self.cents)
+
+
+def currency(cents: int) -> Decimal:
+    """Cents of the house currency as an amount to two places."""
+    return (Decimal(cents) / 100).quantize(Decimal("0.01"))
+
+
+class Comp(AppendOnly):
+    """A comp a pit manager gave a player (a meal, a room...), in cents of the house currency,
+    against the player's budget (`PlayerRules.comp_share`). Never changed: a comp taken back is a
+    note for the auditors, not an edit."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="comps")
+    cents = models.PositiveBigIntegerField()
+    reason = models.CharField(max_length=200)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.player}: {self.currency} ({self.reason})"
+
+    @property
+    def currency(self) -> Decimal:
+        return currency(self.cents)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import shifts
+from tables.pit import players, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -22,6 +22,12 @@ urlpatterns = [
     path("slips/", pit.slips_this_year, name="slips_now"),
     path("slips/<int:year>/", pit.slips_page, name="slips"),
     path("ratings/", pit.ratings_page, name="ratings"),
+    path("players/", players.players_page, name="players"),
+    path("players/new/", players.player_new, name="player_new"),
+    path("players/<int:player_id>/", players.player_page, name="player"),
+    path("players/<int:player_id>/merge/", players.player_merge_view, name="player_merge"),
+    path("players/<int:player_id>/comps/", players.comp_view, name="comp"),
+    path("cash/", players.cash_page, name="cash"),
     path("shifts/", shifts.shifts_page, name="shifts"),
     path("tables/<int:table_id>/shifts/", shifts.assign, name="shift_assign"),
     path("shifts/<int:shift_id>/rotate/", shifts.rotate, name="shift_rotate"),

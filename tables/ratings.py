@@ -112,10 +112,15 @@ def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None)
     name = name.strip()
     if not name:
         raise DomainError("An unrated player has no name to rate.")
-    now = now or timezone.now()
     sessions = SeatSession.objects.filter(player_name__iexact=name)
     if tables is not None:
         sessions = sessions.filter(seat__table__in=tables)
+    return sessions_rating(name, sessions, now=now)
+
+
+def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> PlayerRating:
+    """The rating over `sessions` (a player record's visits: `tables.players.player_visits`)."""
+    now = now or timezone.now()
     stay = sessions.aggregate(count=Count("pk"), time=Sum(_length("started_at", "ended_at", now)))
     hands = hands_played(sessions)
     bets = _bets_by_game(sessions, hands)

@@ -199,16 +199,24 @@ def seat_open_view(request: HttpRequest, table: Table, form) -> SeatSession:
         table=table,
         seat=data["seat"],
         buy_in=data["buy_in"],
+        card_number=data["card_number"],
         player_name=data["player_name"],
+        identification=form.identification(),
         by=request.user,
         key=data["key"],
     )
 
 
-@SEAT.action(forms.AmountForm, done=seated)
+@SEAT.action(forms.BuyInForm, done=seated)
 def seat_buy_view(request: HttpRequest, session: SeatSession, form) -> SeatSession:
     data = form.cleaned_data
-    return seat_buy_in(session=session, amount=data["amount"], by=request.user, key=data["key"])
+    return seat_buy_in(
+        session=session,
+        amount=data["amount"],
+        identification=form.identification(),
+        by=request.user,
+        key=data["key"],
+    )
 
 
 @SEAT.action(KeyedForm, done=seated)

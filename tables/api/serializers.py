@@ -14,6 +14,7 @@ from tables.games import Move
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shift, Shoe, Table
 from tables.services.hands import RANK_RANGE
+from tables.services.players import Identification
 from tables.services.settings import MAX_SETTING
 from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
 
@@ -33,14 +34,32 @@ RANK = {
 # Requests
 
 
+class IdentificationSerializer(serializers.Serializer):
+    type = serializers.CharField(max_length=40)
+    number = serializers.CharField(max_length=60)
+    issuer = serializers.CharField(max_length=60)
+
+    def to_internal_value(self, data):
+        return Identification(**super().to_internal_value(data))
+
+
+IDENTIFICATION_HELP = "Asked for when the buy-in takes the player past the casino's reporting threshold."
+
+
 class SeatOpenSerializer(serializers.Serializer):
     seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
     buy_in = serializers.IntegerField(**AMOUNT, help_text="Chips given, in units.")
-    player_name = serializers.CharField(max_length=100, allow_blank=True, default="")
+    player = serializers.IntegerField(required=False, help_text="A player record's id.")
+    card_number = serializers.CharField(max_length=30, allow_blank=True, default="", help_text="Player card.")
+    player_name = serializers.CharField(
+        max_length=100, allow_blank=True, default="", help_text="Describes an anonymous player."
+    )
+    identification = IdentificationSerializer(required=False, help_text=IDENTIFICATION_HELP)
 
 
 class BuyInSerializer(serializers.Serializer):
     amount = serializers.IntegerField(**AMOUNT, help_text="More chips for the seated player, in units.")
+    identification = IdentificationSerializer(required=False, help_text=IDENTIFICATION_HELP)
 
 
 class ShoeStartSerializer(serializers.Serializer):
@@ -223,7 +242,7 @@ class SeatSessionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SeatSession
-        fields = ["id", "table", "seat", "player_name", "buy_in", "chips", "started_at", "ended_at"]
+        fields = ["id", "table", "seat", "player", "player_name", "buy_in", "chips", "started_at", "ended_at"]
 
     @extend_schema_field(OpenApiTypes.INT)
     def get_chips(self, session: SeatSession) -> int:

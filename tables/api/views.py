@@ -282,8 +282,9 @@ class SeatSessionViewSet(TableAPI, mixins.RetrieveModelMixin):
     @action(detail=True, methods=["post"], url_path="buy-in")
     def buy_in(self, request, pk=None):
         session, key = self.get_object(), idempotency_key(request)
-        amount = parsed(s.BuyInSerializer, request)["amount"]
-        return Response(session_body(seat_buy_in(session=session, amount=amount, by=request.user, key=key)))
+        data = parsed(s.BuyInSerializer, request)
+        session = seat_buy_in(session=session, **data, by=request.user, key=key)
+        return Response(session_body(session))
 
     @extend_schema(
         summary="The player leaves with every chip in front of them",

@@ -15,11 +15,12 @@ from casino.errors import DomainError
 from casino.limits import amount_check
 from ledger.models import Account, Transaction
 from ledger.services import Line, account_get, ledger_post, ledger_reverse
-from tables.models import Hand, Seat, SeatSession, Table
+from tables.models import Hand, Player, Seat, SeatSession, Table
 
 from .collection import time_charges_post
 from .counts import table_check_open
 from .idempotency import run_once
+from .players import Identification, PlayerError, cash_in_check, cash_in_record, player_by_card
 
 SEATS_PER_GAME = {"rocket": 6, "blackstone": 8, "starboard": 7, "pairs": 8}
 
@@ -37,21 +38,49 @@ def open_sessions(table: Table) -> dict[int, SeatSession]:
     return {session.seat.number: session for session in sessions}
 
 
-def seat_open(*, table: Table, seat: int, buy_in: int, player_name: str = "", by, key: str) -> SeatSession:
-    """Seat a player at `seat` with `buy_in` units of chips from the tray (1 to MAX_AMOUNT)."""
+def seat_open(
+    *,
+    table: Table,
+    seat: int,
+    buy_in: int,
+    player: Player | int | None = None,
+    card_number: str = "",
+    player_name: str = "",
+    identification: Identification | None = None,
+    by,
+    key: str,
+) -> SeatSession:
+    """Seat a player at `seat` with `buy_in` units of chips from the tray (1 to MAX_AMOUNT).
+
+    The player is a record (`player`, or by `card_number`; a merged record seats the one kept) or,
+    anonymous, described by `player_name`. The buy-in is cash: recorded for cash reporting, and
+    refused without `identification` if it takes the player past the reporting threshold
+    (`tables.services.players.cash_in_check`)."""
     amount_check(buy_in, what="A buy-in")
-    request = {"op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name}
-    answer = run_once(
-        key=key, request=request, by=by, work=partial(_open, table.pk, seat, buy_in, player_name, by)
-    )
+    identification = identification or Identification()
+    player_id = player.pk if isinstance(player, Player) else player
+    request = {
+        "op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name,
+        "player_id": player_id, "card": card_number, "id": [identification.type, identification.number],
+    }
+    work = partial(_open, table.pk, seat, buy_in, player_id, card_number, player_name, identification, by)
+    answer = run_once(key=key, request=request, by=by, work=work)
     return SeatSession.objects.get(pk=answer["session"])
 
 
-def seat_buy_in(*, session: SeatSession, amount: int, by, key: str) -> SeatSession:
-    """A seated player buys more chips (1 to MAX_AMOUNT units)."""
+def seat_buy_in(
+    *, session: SeatSession, amount: int, identification: Identification | None = None, by, key: str
+) -> SeatSession:
+    """A seated player buys more chips (1 to MAX_AMOUNT units) with cash, recorded and checked
+    against the reporting threshold as at `seat_open`."""
     amount_check(amount, what="A buy-in")
-    request = {"op": "seat_buy_in", "session": session.pk, "amount": amount}
-    answer = run_once(key=key, request=request, by=by, work=partial(_buy_in, session.pk, amount, by))
+    identification = identification or Identification()
+    request = {
+        "op": "seat_buy_in", "session": session.pk, "amount": amount,
+        "id": [identification.type, identification.number],
+    }
+    work = partial(_buy_in, session.pk, amount, identification, by)
+    answer = run_once(key=key, request=request, by=by, work=work)
     return SeatSession.objects.get(pk=answer["session"])
 
 
@@ -64,32 +93,47 @@ def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
     return SeatSession.objects.get(pk=answer["session"])
 
 
-def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict:
+def _open(table_id, number, buy_in, player_id, card_number, player_name, identification, by) -> dict:
     table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     table_check_open(table)
     seats = SEATS_PER_GAME[table.game]
     if not isinstance(number, int) or not 1 <= number <= seats:
         raise SeatError(f"{table.get_game_display()} has seats 1 to {seats}; there is no seat {number}.")
+    player = _player(table, player_id, card_number)
     seat, _ = Seat.objects.get_or_create(table=table, number=number)
     if seat.sessions.filter(ended_at=None).exists():
         raise SeatError(f"Seat {number} is taken; the player there must cash out first.")
+    now = timezone.now()
     session = SeatSession.objects.create(
         seat=seat,
-        player_name=player_name.strip(),
+        player=player,
+        player_name=player.name if player else player_name.strip(),
         buy_in=buy_in,
-        started_at=timezone.now(),
+        started_at=now,
         started_by=by,
     )
-    _post_buy_in(session, buy_in, by)
+    _post_buy_in(session, buy_in, identification, now, by)
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 
 
-def _buy_in(session_id: int, amount: int, by) -> dict:
+def _player(table: Table, player_id: int | None, card_number: str) -> Player | None:
+    """The record the seat is opened for (the one kept, if it was merged), or None: anonymous."""
+    if card_number.strip():
+        return player_by_card(casino=table.pit.casino, card_number=card_number)
+    if player_id is None:
+        return None
+    player = Player.objects.filter(pk=player_id, casino_id=table.pit.casino_id).first()
+    if player is None:
+        raise PlayerError(f"There is no player {player_id} at this casino.")
+    return player.resolved()
+
+
+def _buy_in(session_id: int, amount: int, identification: Identification, by) -> dict:
     session = _lock_open_session(session_id)
     # No table lock: a closing count needs every seat closed, and this seat is open.
     table_check_open(session.seat.table)
-    _post_buy_in(session, amount, by)
+    _post_buy_in(session, amount, identification, timezone.now(), by)
     return {"session": session.pk}
 
 
@@ -135,8 +179,10 @@ def _lock_open_session(session_id: int) -> SeatSession:
     return session
 
 
-def _post_buy_in(session: SeatSession, amount: int, by) -> None:
-    """Cash from the patron into the drop box; the same value in chips from the tray."""
+def _post_buy_in(session: SeatSession, amount: int, identification: Identification, at, by) -> None:
+    """Cash from the patron into the drop box; the same value in chips from the tray. The cash is
+    checked against the reporting threshold first (locking the player) and recorded."""
+    crossed = cash_in_check(session=session, units=amount, identification=identification, at=at, by=by)
     table = session.seat.table
     patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
     lines = [
@@ -145,7 +191,8 @@ def _post_buy_in(session: SeatSession, amount: int, by) -> None:
         Line(account_get(kind=Account.Kind.TRAY, table=table), -amount, "buy-in chips"),
         Line(player_account(session), amount, "buy-in chips"),
     ]
-    ledger_post(lines=lines, kind="buy_in", memo=f"{session.seat}: buy-in", by=by, table=table)
+    posted = ledger_post(lines=lines, kind="buy_in", memo=f"{session.seat}: buy-in", by=by, table=table)
+    cash_in_record(session=session, units=amount, ledger_transaction=posted, crossed=crossed, at=at, by=by)
 
 
 def cash_out_check_taken(*, cash_out: Transaction, taken) -> None:

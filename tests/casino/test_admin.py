@@ -21,12 +21,15 @@ from tables.models import (
     CardCorrection,
     CardEvent,
     Casino,
+    Comp,
     Decision,
     Game,
     Hand,
     IdempotentRequest,
     Incident,
     Pit,
+    Player,
+    PlayerRules,
     Recycle,
     Seat,
     SeatSession,
@@ -159,6 +162,10 @@ def floor(db):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
     for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino
         StaffCasino.objects.create(user=person(name, "Auditor"), casino=casino)
+    for casino in (pit.casino, far.casino):  # players, their rules and comps
+        PlayerRules.objects.create(casino=casino)
+        player = Player.objects.create(casino=casino, name=f"Player of {casino}", card_number="1")
+        Comp.objects.create(player=player, cents=500, reason="coffee", by=pete)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"

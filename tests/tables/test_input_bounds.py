@@ -8,7 +8,7 @@ from casino.errors import DomainError
 from casino.limits import MAX_AMOUNT
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import Incident
+from tables.models import Incident, Player
 from tables.services import (
     HandError,
     RankRefused,
@@ -94,7 +94,11 @@ def test_a_buy_in_a_fill_and_a_credit_past_the_largest_amount_are_refused(rocket
 
 def test_the_largest_amount_itself_is_accepted(rocket, dana, pete):
     tray_fill(table=rocket, amount=MAX_AMOUNT, by=pete, key=key())
-    session = seat(rocket, 1, MAX_AMOUNT, dana)
+    # cash past the reporting threshold: an identified player (tables.services.players)
+    whale = Player.objects.create(
+        casino=rocket.pit.casino, name="Whale", id_type="passport", id_number="1", id_issuer="FR"
+    )
+    session = seat_open(table=rocket, seat=1, buy_in=MAX_AMOUNT, player=whale, by=dana, key=key())
 
     assert session.buy_in == MAX_AMOUNT
 

@@ -1,0 +1,204 @@
+"""The pit's player pages: search and record players, a player's visits, rating and cash, a merge;
+the multiple-transaction log and the daily cash report, on screen and as CSV.
+
+A pit manager sees the players of the casinos of the pits they are on shift in and, of a player,
+only the visits and cash at the tables they see; an auditor sees everything and changes nothing.
+A player outside what the user sees is a 404, as one that does not exist.
+"""
+
+import csv
+from datetime import date
+from decimal import Decimal
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+
+from casino.errors import DomainError, NotAllowed
+from casino.web import KeyedForm, Pages, fetch_seen, nothing
+from reports.periods import today
+from tables.models import Casino, Player, currency
+from tables.players import (
+    cash_daily,
+    cash_log,
+    player_cash_days,
+    player_search,
+    player_visits,
+    players_visible_to,
+    supervised_casinos,
+    user_can_supervise_casino,
+)
+from tables.ratings import sessions_rating
+from tables.services.players import comp_budget, comp_issue, player_by_card, player_create, player_merge
+
+from .views import check_watch, page, refused
+
+ID_FIELDS = ("name", "card_number", "id_type", "id_number", "id_issuer")
+
+
+def id_columns(player: Player) -> list[str]:
+    return [getattr(player, field) for field in ID_FIELDS]
+
+
+class PlayerForm(KeyedForm):
+    name = forms.CharField(label="Name", max_length=100)
+    card_number = forms.CharField(label="Player card", max_length=30, required=False)
+
+
+class MergeForm(KeyedForm):
+    duplicate_card = forms.CharField(label="Card of the duplicate record", max_length=30)
+
+
+class CompForm(KeyedForm):
+    amount = forms.DecimalField(label="Amount", min_value=Decimal("0.01"), max_digits=12, decimal_places=2)
+    reason = forms.CharField(label="For", max_length=200)
+
+
+class DaysForm(forms.Form):
+    first = forms.DateField(required=False)
+    last = forms.DateField(required=False)
+
+
+def check_supervise_casino(user, player) -> None:
+    if not user_can_supervise_casino(user, player.casino):
+        raise NotAllowed("Only a pit manager on shift in this casino merges its players.")
+
+
+def check_record(user, _) -> None:
+    if not supervised_casinos(user):
+        raise NotAllowed("Only a pit manager on shift records players.")
+
+
+PLAYERS = Pages(fetch=nothing, check=check_watch, refused=refused)
+PLAYER = Pages(fetch=fetch_seen(players_visible_to, pk="player_id"), check=check_watch, refused=refused)
+
+
+@PLAYERS.page()
+def players_page(request: HttpRequest, _) -> HttpResponse:
+    return render_players(request)
+
+
+def render_players(request, form=None, *, error: str = "", status: int = 200) -> HttpResponse:
+    query = request.GET.get("q", "")
+    context = {
+        "query": query,
+        "found": player_search(request.user, query),
+        "form": form or PlayerForm(),
+        "can_record": bool(supervised_casinos(request.user)),
+        "error": error,
+    }
+    return page(request, "pit/players.html", context, status=status)
+
+
+def player_new_failed(request, _, error: DomainError, form) -> HttpResponse:
+    return render_players(request, form, error=error.message, status=error.status)
+
+
+def recorded(request: HttpRequest, player: Player) -> HttpResponse:
+    return redirect("pit:player", player.pk)
+
+
+@PLAYERS.action(PlayerForm, done=recorded, check=check_record, failed=player_new_failed)
+def player_new(request: HttpRequest, _, form) -> Player:
+    casino_id = min(supervised_casinos(request.user))
+    data = form.cleaned_data
+    casino = Casino.objects.get(pk=casino_id)
+    return player_create(casino=casino, name=data["name"], card_number=data["card_number"], by=request.user)
+
+
+@PLAYER.page()
+def player_page(request: HttpRequest, player: Player) -> HttpResponse:
+    return render_player(request, player)
+
+
+def render_player(request, player: Player, *, error: str = "", status: int = 200) -> HttpResponse:
+    """A player's visits (seat sessions, merged records' included), rating and cash by gaming day."""
+    kept = player.resolved()
+    visits = player_visits(request.user, kept)
+    context = {
+        "player": player,
+        "kept": kept,
+        "visits": visits,
+        "rating": sessions_rating(kept.name, visits),
+        "cash_days": player_cash_days(request.user, kept),
+        "merge": MergeForm(),
+        "comps": kept.comps.select_related("by").order_by("-at"),
+        "comp_budget": currency(comp_budget(kept)),
+        "can_merge": user_can_supervise_casino(request.user, kept.casino),
+        "error": error,
+    }
+    return page(request, "pit/player.html", context, status=status)
+
+
+def player_failed(request, player: Player, error: DomainError, form) -> HttpResponse:
+    return render_player(request, player, error=error.message, status=error.status)
+
+
+@PLAYER.action(MergeForm, done=recorded, check=check_supervise_casino, failed=player_failed)
+def player_merge_view(request: HttpRequest, player: Player, form) -> Player:
+    duplicate = player_by_card(casino=player.casino, card_number=form.cleaned_data["duplicate_card"])
+    return player_merge(duplicate=duplicate, into=player, by=request.user)
+
+
+def comp_given(request: HttpRequest, comp) -> HttpResponse:
+    return redirect("pit:player", comp.player_id)
+
+
+@PLAYER.action(CompForm, done=comp_given, check=check_supervise_casino, failed=player_failed)
+def comp_view(request: HttpRequest, player: Player, form) -> object:
+    data = form.cleaned_data
+    cents = int(data["amount"] * 100)
+    return comp_issue(player=player, cents=cents, reason=data["reason"], by=request.user)
+
+
+# Cash reporting
+
+
+def days(request: HttpRequest) -> tuple[date, date]:
+    form = DaysForm(request.GET)
+    form.is_valid()
+    data = form.cleaned_data
+    last = data.get("last") or today()
+    return data.get("first") or last, last
+
+
+@PLAYERS.page()
+def cash_page(request: HttpRequest, _) -> HttpResponse:
+    """The multiple-transaction log and the daily cash in per player (?format=csv&report=log|daily)."""
+    first, last = days(request)
+    log = cash_log(request.user, first=first, last=last, logged_only=True)
+    daily = cash_daily(request.user, first=first, last=last)
+    if request.GET.get("format") == "csv":
+        return cash_csv(request.GET.get("report", "log"), log, daily, first, last)
+    return page(request, "pit/cash.html", {"first": first, "last": last, "log": log, "daily": daily})
+
+
+def cash_csv(report: str, log, daily, first: date, last: date) -> HttpResponse:
+    daily_report = report == "daily"
+    name = f"cash-{'daily' if daily_report else 'log'}-{first}-{last}.csv"
+    response = HttpResponse(content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    out = csv.writer(response)
+    if daily_report:
+        out.writerow(["day", "player", "card", "id_type", "id_number", "id_issuer", "description", "cash_in"])
+        for row in daily:
+            player = row["player"]
+            who = id_columns(player) if player else [""] * len(ID_FIELDS)
+            out.writerow([row["day"], *who, row["description"], row["currency"]])
+        return response
+    out.writerow(["day", "at", "table", "seat", "player", "card", "description", "units", "cash_in", "by"])
+    for row in log:
+        player = row.player.resolved() if row.player_id else None
+        out.writerow([
+            row.day,
+            row.at.isoformat(),
+            row.session.seat.table.name,
+            row.session.seat.number,
+            player.name if player else "",
+            player.card_number if player else "",
+            row.description,
+            row.units,
+            row.currency,
+            row.by.get_username(),
+        ])
+    return response

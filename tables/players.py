@@ -1,0 +1,107 @@
+"""Reads about players: a record with every duplicate merged into it, who may see which players,
+and a player's visits and cash.
+
+A pit manager sees the players of the casinos of the pits they are on shift in, and of a player
+only the visits (seat sessions) and cash at the tables they see; auditors see every player.
+Dealers see no player pages: identification is never shown at the tablet.
+"""
+
+from django.db.models import Q, QuerySet, Sum
+
+from tables.models import CashIn, Player, SeatSession, currency
+from tables.selectors import at_tables_seen, sees_every_table, supervised_pits
+
+
+def player_ids(player: Player) -> list[int]:
+    """`player` and every record merged into it, directly or through another merge."""
+    ids, frontier = [player.pk], [player.pk]
+    while frontier:
+        frontier = list(Player.objects.filter(merged_into__in=frontier).values_list("pk", flat=True))
+        ids += frontier
+    return ids
+
+
+def supervised_casinos(user) -> set[int]:
+    from tables.models import Pit
+
+    return set(Pit.objects.filter(pk__in=supervised_pits(user)).values_list("casino_id", flat=True))
+
+
+def user_can_supervise_casino(user, casino) -> bool:
+    """A pit manager on shift in one of the casino's pits."""
+    return casino.pk in supervised_casinos(user)
+
+
+def players_visible_to(user) -> QuerySet[Player]:
+    players = Player.objects.select_related("casino", "merged_into").order_by("name", "pk")
+    if sees_every_table(user):
+        return players
+    return players.filter(casino__in=supervised_casinos(user))
+
+
+def player_search(user, query: str) -> QuerySet[Player]:
+    """Players `user` sees whose name contains `query` or whose card number is `query`."""
+    query = query.strip()
+    players = players_visible_to(user).filter(merged_into=None)
+    if not query:
+        return players.none()
+    return players.filter(Q(name__icontains=query) | Q(card_number=query))[:50]
+
+
+def player_visits(user, player: Player) -> QuerySet[SeatSession]:
+    """`player`'s seat sessions (merged records' included) at the tables `user` sees."""
+    sessions = SeatSession.objects.filter(player__in=player_ids(player))
+    return (
+        at_tables_seen(sessions, user, table="seat__table")
+        .select_related("seat__table__pit")
+        .order_by("-started_at")
+    )
+
+
+def player_cash_days(user, player: Player) -> list[dict]:
+    """Cash in per gaming day (day, cents, currency) at the tables `user` sees, newest first."""
+    cash = CashIn.objects.filter(player__in=player_ids(player))
+    rows = (
+        at_tables_seen(cash, user, table="session__seat__table")
+        .values("day")
+        .annotate(cents=Sum("cents"))
+        .order_by("-day")
+    )
+    return [{**row, "currency": currency(row["cents"])} for row in rows]
+
+
+def cash_log(user, *, first, last, logged_only: bool) -> QuerySet[CashIn]:
+    """Cash buy-ins of gaming days `first` to `last` at the tables `user` sees: the multiple-
+    transaction log when `logged_only`."""
+    rows = CashIn.objects.filter(day__range=(first, last))
+    if logged_only:
+        rows = rows.filter(logged=True)
+    return (
+        at_tables_seen(rows, user, table="session__seat__table")
+        .select_related("player", "session__seat__table", "by")
+        .order_by("day", "at", "pk")
+    )
+
+
+def cash_daily(user, *, first, last) -> list[dict]:
+    """Cash in per player and gaming day across tables (a merged record counts as the one kept;
+    an unidentified player per seat session): day, player (or None), description, cents."""
+    rows = at_tables_seen(CashIn.objects.filter(day__range=(first, last)), user, table="session__seat__table")
+    totals: dict[tuple, int] = {}
+    players = {}
+    for row in rows.select_related("player__merged_into").order_by("day", "pk"):
+        player = row.player.resolved() if row.player_id else None
+        if player is not None:
+            players[player.pk] = player
+        who = ("player", player.pk) if player else ("session", row.session_id, row.description)
+        totals[(row.day, who)] = totals.get((row.day, who), 0) + row.cents
+    return [
+        {
+            "day": day,
+            "player": players[who[1]] if who[0] == "player" else None,
+            "description": "" if who[0] == "player" else who[2],
+            "cents": cents,
+            "currency": currency(cents),
+        }
+        for (day, who), cents in totals.items()
+    ]

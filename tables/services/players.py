@@ -1,0 +1,248 @@
+"""Players as people: a record per person, found by card number, identified for cash reporting,
+and two records of one person merged.
+
+A merge rewrites nothing: seat sessions and cash records are history and keep the player they
+were written with. The duplicate points at the record kept (`Player.merged_into`), reads resolve
+through it (`tables.players`), and a merged record seats no one and takes no new figures.
+
+Cash reporting: every cash buy-in is recorded (`CashIn`) with its value in currency (units x the
+table's `chip_unit_cents`). `cash_in_check` runs inside the buy-in, after the table and seat locks
+and before the ledger's: it locks the player (so two tables cannot both pass the threshold) and
+refuses a buy-in that would take the player's cash in for the gaming day past the reporting
+threshold unless the player is identified. An unidentified player's cash is summed per seat
+session (nothing ties their visits together).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR, Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Sum
+
+from casino.audit import audit_record
+from casino.errors import DomainError
+from casino.models import AuditEvent
+from reports.periods import gaming_day
+from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
+
+
+class PlayerError(DomainError):
+    """The player record or the identification is refused."""
+
+
+class IdentificationNeeded(PlayerError):
+    """A buy-in would take the player past the reporting threshold without identification."""
+
+
+@dataclass(frozen=True)
+class Identification:
+    """What cash reporting records of a player: a document's type, number and issuer."""
+
+    type: str = ""
+    number: str = ""
+    issuer: str = ""
+
+    def __bool__(self) -> bool:
+        return any((self.type, self.number, self.issuer))
+
+    def check(self) -> None:
+        if not (self.type.strip() and self.number.strip() and self.issuer.strip()):
+            raise PlayerError("Identification needs the document's type, number and issuer.")
+
+
+def player_rules(casino: Casino) -> PlayerRules:
+    """The casino's thresholds; the defaults where none are set (nothing is written)."""
+    return PlayerRules.objects.filter(casino=casino).first() or PlayerRules(casino=casino)
+
+
+def player_create(*, casino: Casino, name: str, card_number: str = "", by) -> Player:
+    """Record a player (audited). The card number, if any, is unique in the casino."""
+    name, card_number = name.strip(), card_number.strip()
+    if not name:
+        raise PlayerError("A player needs a name.")
+    try:
+        with transaction.atomic():
+            player = Player.objects.create(casino=casino, name=name, card_number=card_number)
+    except IntegrityError:
+        raise PlayerError(f"Player card {card_number} is already issued.") from None
+    audit_record(action=AuditEvent.Action.PLAYER_CREATE, user=by, player=player.pk, card=card_number)
+    return player
+
+
+def player_by_card(*, casino: Casino, card_number: str) -> Player:
+    """The player holding `card_number` in the casino (a merged card resolves to the record kept)."""
+    player = Player.objects.filter(casino=casino, card_number=card_number.strip()).first()
+    if player is None:
+        raise PlayerError(f"No player holds card {card_number.strip()}.")
+    return player.resolved()
+
+
+def player_identify(*, player: Player, identification: Identification, by) -> Player:
+    """Record the player's identification for cash reporting (audited; the number is not logged)."""
+    identification.check()
+    player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
+    player.id_type = identification.type.strip()
+    player.id_number = identification.number.strip()
+    player.id_issuer = identification.issuer.strip()
+    player.save(update_fields=["id_type", "id_number", "id_issuer"])
+    audit_record(action=AuditEvent.Action.PLAYER_IDENTIFY, user=by, player=player.pk, type=player.id_type)
+    return player
+
+
+@transaction.atomic
+def player_merge(*, duplicate: Player, into: Player, by) -> Player:
+    """Merge `duplicate` into `into` (a pit manager's act, audited): the duplicate points at the
+    record kept and every read resolves through it. Identification the kept record lacks is taken
+    from the duplicate. Nothing else is rewritten."""
+    from tables.players import user_can_supervise_casino
+
+    if not user_can_supervise_casino(by, into.casino):
+        raise PlayerError("Only a pit manager merges player records.")
+    pks = {duplicate.pk, into.resolved().pk}
+    locked = Player.objects.select_for_update(no_key=True).filter(pk__in=pks).order_by("pk").in_bulk()
+    duplicate, into = locked[duplicate.pk], locked[into.resolved().pk]
+    if duplicate.casino_id != into.casino_id:
+        raise PlayerError("Players of two casinos cannot be merged.")
+    if duplicate.merged_into_id is not None:
+        raise PlayerError(f"{duplicate} is already merged into {duplicate.resolved()}.")
+    if duplicate.pk == into.pk:
+        raise PlayerError("A player cannot be merged into itself.")
+    if not into.identified and duplicate.identified:
+        fields = ["id_type", "id_number", "id_issuer"]
+        for field in fields:
+            setattr(into, field, getattr(duplicate, field))
+        into.save(update_fields=fields)
+    duplicate.merged_into = into
+    duplicate.save(update_fields=["merged_into"])
+    audit_record(
+        action=AuditEvent.Action.PLAYER_MERGE,
+        user=by,
+        duplicate=duplicate.pk,
+        duplicate_name=duplicate.name,
+        duplicate_card=duplicate.card_number,
+        into=into.pk,
+    )
+    return into
+
+
+def player_theoretical_cents(player: Player) -> Decimal:
+    """The house's theoretical win from all of `player`'s play (merged records' included), in cents:
+    each table's rating in units times its chip value."""
+    from tables.players import player_ids
+    from tables.ratings import sessions_rating
+
+    sessions = SeatSession.objects.filter(player__in=player_ids(player))
+    values = sessions.values_list("seat__table__chip_unit_cents", flat=True).distinct()
+    total = Decimal(0)
+    for value in values:
+        rating = sessions_rating(player.name, sessions.filter(seat__table__chip_unit_cents=value))
+        total += rating.theoretical_win * value
+    return total
+
+
+def comp_budget(player: Player) -> int:
+    """What `player` may still be given in comps, in cents: the casino's share of their theoretical
+    win, less the comps already given (never below zero)."""
+    from tables.players import player_ids
+
+    player = player.resolved()
+    share = player_rules(player.casino).comp_share
+    earned = (player_theoretical_cents(player) * share).to_integral_value(rounding=ROUND_FLOOR)
+    given = Comp.objects.filter(player__in=player_ids(player)).aggregate(total=Sum("cents"))["total"] or 0
+    return max(int(earned) - given, 0)
+
+
+@transaction.atomic
+def comp_issue(*, player: Player, cents: int, reason: str, by) -> Comp:
+    """A pit manager gives `player` a comp of `cents` against their budget (audited). Locks the
+    player, so two comps cannot both spend the same budget."""
+    from tables.players import user_can_supervise_casino
+
+    if not user_can_supervise_casino(by, player.casino):
+        raise PlayerError("Only a pit manager on shift in this casino gives comps.")
+    if not isinstance(cents, int) or cents <= 0:
+        raise PlayerError("A comp is a positive amount.")
+    if not reason.strip():
+        raise PlayerError("Say what the comp is for.")
+    player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
+    budget = comp_budget(player)
+    if cents > budget:
+        raise PlayerError(f"{player.name}'s comp budget is {Decimal(budget) / 100:.2f}; this comp is more.")
+    comp = Comp.objects.create(player=player, cents=cents, reason=reason.strip(), by=by)
+    audit_record(action=AuditEvent.Action.COMP, user=by, player=player.pk, cents=cents, reason=comp.reason)
+    return comp
+
+
+def cents_of(units: int, table: Table) -> int:
+    return units * table.chip_unit_cents
+
+
+def cash_in_check(*, session: SeatSession, units: int, identification: Identification, at, by) -> bool:
+    """Refuse (IdentificationNeeded) a buy-in of `units` that would take the player's cash in for
+    the gaming day of `at` past the reporting threshold while they are not identified; record the
+    identification given. Locks the player. True when this buy-in crosses the threshold."""
+    table = session.seat.table
+    rules = player_rules(table.pit.casino)
+    limit = rules.reporting_threshold * 100
+    day = gaming_day(at)
+    player = session.player
+    if player is not None:
+        player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
+        earlier = CashIn.objects.filter(player__in=_records_of(player), day=day)
+    else:
+        earlier = CashIn.objects.filter(session=session, day=day)
+    before = earlier.aggregate(total=Sum("cents"))["total"] or 0
+    after = before + cents_of(units, table)
+    if after <= limit:
+        return False
+    if player is None:
+        raise IdentificationNeeded(
+            f"This buy-in takes the cash in past {rules.reporting_threshold} for the day: "
+            "seat the player by card or record them as a player with identification first."
+        )
+    if not player.identified:
+        if not identification:
+            raise IdentificationNeeded(
+                f"This buy-in takes {player.name}'s cash in past {rules.reporting_threshold} for the "
+                "day: ask for identification (type, number and issuer) first."
+            )
+        player_identify(player=player, identification=identification, by=by)
+    return before <= limit
+
+
+def cash_in_record(*, session: SeatSession, units: int, ledger_transaction, crossed: bool, at, by) -> CashIn:
+    """Record a cash buy-in (and, when it crossed the reporting threshold, tell the pit)."""
+    table = session.seat.table
+    rules = player_rules(table.pit.casino)
+    cents = cents_of(units, table)
+    player = session.player.resolved() if session.player_id else None
+    cash_in = CashIn.objects.create(
+        session=session,
+        player=player,
+        description="" if player else session.player_name,
+        transaction=ledger_transaction,
+        units=units,
+        cents=cents,
+        day=gaming_day(at),
+        logged=cents >= rules.logging_threshold * 100,
+        by=by,
+        at=at,
+    )
+    if crossed:
+        Incident.objects.create(
+            kind=Incident.Kind.CASH_REPORT,
+            table=table,
+            detail=f"{session.seat}: {player} is past {rules.reporting_threshold} in cash today "
+            f"(this buy-in {cents / 100:.2f}); a currency transaction report is due.",
+            by=by,
+            at=at,
+        )
+    return cash_in
+
+
+def _records_of(player: Player) -> list[int]:
+    from tables.players import player_ids
+
+    return player_ids(player)

@@ -197,6 +197,7 @@ class Account(models.Model):
         POT = "pot", "Pot"
         CARRY = "carry", "Carry to the next pot"
         RAKE = "rake", "Rake"
+        VARIANCE = "variance", "Count variance"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="accounts")
@@ -237,6 +238,7 @@ class Account(models.Model):
             self.Kind.POT: f"The pot of hand {self.ref}",
             self.Kind.CARRY: "The carry",
             self.Kind.RAKE: "The rake",
+            self.Kind.VARIANCE: "The count variance",
         }[self.kind]
 
 

@@ -1,12 +1,13 @@
 """Drop boxes and the soft count (RULINGS, "Drop and count"; docs/count.md).
 
-A table's opening count attaches a numbered drop box (or the pit attaches one to an open table that
-has none); every buy-in's cash goes to it, and the keyed buy-ins posted to the table's drop account
-while it is attached are its expected drop. Once the table's closing count is signed the box is
-removed, then delivered to the count room: custody records, each once and in that order. At the soft
-count two counters count it by denomination, the second blind; counts that agree (every
-denomination) are accepted as the counted drop, the figure of record, and counts that differ call
-for a recount: a new pair of counts, never an edit.
+A table's opening count attaches a numbered drop box (or the pit attaches the next one to an open
+table, which removes the box it held: an exchange); every buy-in's cash goes to it, and the keyed
+buy-ins posted to the table's drop account while it is attached are its expected drop. Once the
+table's closing count is signed the box is removed (or at an exchange), then delivered to the count
+room: custody records, each once and in that order. At the soft count two counters count it by
+denomination, the second blind; counts that agree (every denomination) are accepted as the counted
+drop, the figure of record, and counts that differ call for a recount: a new pair of counts, never
+an edit.
 
 The counted drop posts one DROP_COUNT transaction at the table: the keyed drop leaves the table's
 drop account, the counted cash enters the cage, and any difference between them goes to the
@@ -59,7 +60,8 @@ def drop_box_attach_at_opening(*, opener: TableCount, by) -> DropBox | None:
 
 
 def drop_box_attach(*, table: Table, by, key: str) -> DropBox:
-    """The pit attaches a box to an open table that has none (one opened before boxes were kept)."""
+    """The pit attaches a new box to an open table: a box exchange, the box it held removed at the
+    same instant (or a table opened before boxes were kept, which holds none)."""
     work = partial(_attach_asked, table.pk, by)
     return DropBox.objects.get(pk=run_once(key=key, request={"op": "drop_attach", "table": table.pk},
                                            by=by, work=work)["box"])
@@ -109,9 +111,11 @@ def _attach_asked(table_id: int, by) -> dict:
     table = _lock_table(table_id, by)
     if not table_is_open(table):
         raise DomainError(f"{table} is closed: its opening count attaches its drop box.")
-    if (box := drop_box_attached(table)) is not None:
-        raise DomainError(f"{table} already holds {box}.")
-    return {"box": _attach(table, by).pk}
+    at = timezone.now()  # one instant: the old box's period ends where the new one's starts
+    if (held := drop_box_attached(table)) is not None:
+        removed = DropCustody.objects.create(box=held, step=Step.REMOVED, by=by, at=at)
+        seal(removed, table=table, event=Step.REMOVED)
+    return {"box": _attach(table, by, at=at).pk}
 
 
 def _custody(box: DropBox, step: str, by, device: str, key: str) -> DropCustody:
@@ -127,7 +131,10 @@ def _custody_step(box_id: int, step: str, by, device: str) -> dict:
     if step in done:
         raise DomainError(f"{box} is already {Step(step).label.lower()}.")
     if step == Step.REMOVED and table_is_open(table) and drop_box_attached(table) == box:
-        raise DomainError(f"{table} is open: its closing count comes before its drop box is removed.")
+        raise DomainError(
+            f"{table} is open: close it with its closing count first, or attach its next box to "
+            "exchange this one."
+        )
     if step == Step.DELIVERED and Step.REMOVED not in done:
         raise DomainError(f"{box} is still at its table: it is removed before it is delivered.")
     custody = DropCustody.objects.create(box=box, step=step, by=by, device=device)

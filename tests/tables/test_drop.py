@@ -242,7 +242,8 @@ def test_a_pit_manager_acknowledges_an_incident_once_with_findings(rocket, pete,
         incident_acknowledge(incident=incident, findings="  ", by=pete, key=key())
     with pytest.raises(NotAllowed):
         incident_acknowledge(incident=incident, findings="Miscounted", by=dana, key=key())
-    finding = incident_acknowledge(incident=incident, findings="A 25 chip under the float.", by=pete, key=key())
+    found = "A 25 chip under the float."
+    finding = incident_acknowledge(incident=incident, findings=found, by=pete, key=key())
     assert (finding.incident, finding.by) == (incident, pete)
     assert not incidents_to_acknowledge(pete).exists()
     with pytest.raises(DomainError, match="already acknowledged"):

@@ -8,13 +8,15 @@ and carl count it, carl blind.
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
 from ledger.models import Account, Posting, Transaction
 from ledger.services import account_get
 from reports.models import CountRules, Investigation
-from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Incident, IncidentFinding
+from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Game, Incident, IncidentFinding, Pit
+from tables.pit.forms import NOTE_VALUES
 from tables.selectors import counted_drop
 from tables.services import (
     drop_box_attach,
@@ -28,7 +30,7 @@ from tables.services import (
 from tables.services.drop import expected_drop
 from tables.services.incidents import incidents_to_acknowledge
 
-from .conftest import deal_at, key, open_with_count, seat
+from .conftest import deal_at, key, open_table, open_with_count, seat
 from .test_open_close import close_with_count, count_team
 
 pytestmark = pytest.mark.django_db
@@ -262,3 +264,70 @@ def test_counted_drop_is_none_until_every_box_of_the_period_is_counted(delivered
     assert counted_drop(delivered.table_id, start, end) == 1000
     assert counted_drop(delivered.table_id, end, end + timedelta(days=1)) == 0
     assert counted_drop(delivered.table_id, start, delivered.attached_at) == 0  # the end is excluded
+
+
+# The pit's drop and count page
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def notes_form(**notes) -> dict:
+    return {"key": key(), **{f"note_{value}": "" for value in NOTE_VALUES}, **notes}
+
+
+def test_the_pit_takes_a_box_from_its_table_to_the_cage_and_the_second_counter_counts_blind(day, team, pete):
+    box = day.drop_boxes.get()
+    as_pete, as_cora, as_carl = signed_in(pete), signed_in(team[0]), signed_in(team[1])
+
+    removed = as_pete.post(f"/pit/drop/{box.pk}/remove/", {"key": key()})
+    delivered = as_pete.post(f"/pit/drop/{box.pk}/deliver/", {"key": key()})
+    first = as_cora.post(f"/pit/drop/{box.pk}/count/", notes_form(note_20="37", note_100="2", note_10="6"))
+    blind = as_carl.get(f"/pit/drop/{box.pk}/count/").content.decode()
+    second = as_carl.post(f"/pit/drop/{box.pk}/count/", notes_form(note_20="37", note_100="2", note_10="6"))
+    page = as_pete.get("/pit/drop/").content.decode()
+
+    assert [removed.status_code, delivered.status_code, first.status_code, second.status_code] == [302] * 4
+    assert "You count blind" in blind and "37" not in blind and "1000" not in blind
+    assert box.counted.counted == 1000 and "Every box is counted." in page
+    assert "Rocket 1 drop box 1" in page.split("Counted lately")[1]
+
+
+def test_a_count_form_out_of_custody_order_is_shown_again_with_the_sentence(day, team):
+    box = day.drop_boxes.get()
+    before = records()
+
+    response = signed_in(team[0]).post(f"/pit/drop/{box.pk}/count/", notes_form(note_100="10"))
+
+    assert response.status_code == 400
+    assert "has not been delivered to the count room" in response.content.decode()
+    assert records() == before
+
+
+def test_a_dealer_has_no_drop_page_and_a_box_in_another_pit_is_not_there(day, dana, pete, pit):
+    other = open_table(Pit.objects.create(casino=pit.casino, name="Pit 2"), pete, Game.PAIRS, "Far", 1, 100)
+    far = other.drop_boxes.get()
+    before = records()
+
+    assert signed_in(dana).get("/pit/drop/").status_code == 403
+    assert signed_in(pete).post(f"/pit/drop/{far.pk}/remove/", {"key": key()}).status_code == 404
+    assert records() == before
+
+
+def test_the_pit_lists_a_count_incident_until_a_pit_manager_writes_the_findings(rocket, pete):
+    close_with_count(rocket, account_get(kind=Account.Kind.TRAY, table=rocket).balance - 30)
+    incident = Incident.objects.get()
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    as_pete = signed_in(pete)
+
+    floor = as_pete.get("/pit/").content.decode()
+    listed = as_pete.get("/pit/drop/").content.decode()
+    done = as_pete.post(f"/pit/incidents/{incident.pk}/acknowledge/", {"key": key(), "findings": "Miscount."})
+
+    assert "1 count incident waits for findings" in floor
+    assert f'id="incident-{incident.pk}"' in listed
+    assert done.status_code == 302 and incident.finding.findings == "Miscount."
+    assert "No count incident waits for findings." in as_pete.get("/pit/drop/").content.decode()

@@ -1,6 +1,6 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
-administrators edit each casino's variance rules; investigations are read here and closed on the
-investigations page, where the findings are written."""
+administrators edit each casino's variance rules and count rules; investigations are read here and
+closed on the investigations page, where the findings are written."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
@@ -9,7 +9,7 @@ from django.forms import ModelForm
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
-from .models import Investigation, Report, TheoreticalEdge, VarianceRules
+from .models import CountRules, Investigation, Report, TheoreticalEdge, VarianceRules
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -83,6 +83,12 @@ class VarianceRulesAdmin(admin.ModelAdmin):
         "rolling_days",
         "rolling_points",
     ]
+
+
+@admin.register(CountRules)
+class CountRulesAdmin(admin.ModelAdmin):
+    list_display = ["casino", "investigation_over", "explanation_over", "regulator_over"]
+    fields = ["casino", "investigation_over", "explanation_over", "regulator_over"]
 
 
 @admin.register(Investigation)

@@ -1,10 +1,11 @@
 """The floor and its records in the admin, for auditors above all.
 
 Administrators edit the floor (casinos, pits, tables) here; shifts are the pit's. Everything written by the
-table services (shoes, seats, hands, cards, card corrections, decisions, incidents, approvals, slips,
-signatures and counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
-ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
-dealer and date, loads its related rows in the same query, and exports as CSV.
+table services (shoes, seats, hands, cards, card corrections, decisions, incidents and their findings,
+approvals, slips, signatures, counts, drop boxes, their custody and counts) is read-only for everyone,
+superusers included: an edit here would skip the locks, the ledger, the hash chain or dual control.
+Every list filters by what applies of table, pit, game, dealer and date, loads its related rows in
+the same query, and exports as CSV.
 """
 
 from django.contrib import admin
@@ -21,10 +22,15 @@ from .models import (
     CardCorrection,
     CardEvent,
     Casino,
+    CountedDrop,
     Decision,
+    DropBox,
+    DropCount,
+    DropCustody,
     Hand,
     IdempotentRequest,
     Incident,
+    IncidentFinding,
     Pit,
     Recycle,
     Seat,
@@ -426,4 +432,51 @@ class TableCountAdmin(RecordAdmin):
     list_filter = ["kind", "table__game", related_only("table__pit"), related_only("table"), "at"]
     list_select_related = ["table", "slip"]
     search_fields = ["table__name", "=slip__serial"]
+    date_hierarchy = "at"
+
+
+@admin.register(DropBox)
+class DropBoxAdmin(RecordAdmin):
+    list_display = ["table", "number", "opener", "attached_at", "attached_by"]
+    list_filter = ["table__game", related_only("table__pit"), related_only("table"), "attached_at"]
+    list_select_related = ["table", "attached_by"]
+    search_fields = ["table__name", "=number"]
+    date_hierarchy = "attached_at"
+
+
+@admin.register(DropCustody)
+class DropCustodyAdmin(RecordAdmin):
+    list_display = ["box", "step", "by", "device", "at"]
+    list_filter = [
+        "step", related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"
+    ]
+    list_select_related = ["box__table", "by"]
+    search_fields = ["box__table__name", "=box__number", "device"]
+    date_hierarchy = "at"
+
+
+@admin.register(DropCount)
+class DropCountAdmin(RecordAdmin):
+    list_display = ["box", "round", "counter", "total", "denominations", "by", "at"]
+    list_filter = [related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"]
+    list_select_related = ["box__table", "by"]
+    search_fields = ["box__table__name", "=box__number"]
+    date_hierarchy = "at"
+
+
+@admin.register(CountedDrop)
+class CountedDropAdmin(RecordAdmin):
+    list_display = ["box", "counted", "expected", "difference", "round", "transaction", "at"]
+    list_filter = [related_only("box__table__pit"), related_only("box__table"), "at"]
+    list_select_related = ["box__table"]
+    search_fields = ["box__table__name", "=box__number"]
+    date_hierarchy = "at"
+
+
+@admin.register(IncidentFinding)
+class IncidentFindingAdmin(RecordAdmin):
+    list_display = ["incident", "findings", "by", "at"]
+    list_filter = ["incident__kind", related_only("incident__table"), related_only("by"), "at"]
+    list_select_related = ["incident__table", "by"]
+    search_fields = ["findings", "incident__table__name"]
     date_hierarchy = "at"

@@ -1,8 +1,8 @@
 """The money: an append-only, double-entry ledger in whole units, chained for tamper evidence.
 
-What it records: accounts (a table's tray, drop box, carry and rake; the casino's cage and the
-patrons outside; each seat session's chips in front of the player; each hand's wagers and pot),
-and transactions made of postings. A posting's amount is an `int` of the table's chip units:
+What it records: accounts (a table's tray, drop box, carry and rake; the casino's cage, its count
+variance and the patrons outside; each seat session's chips in front of the player; each hand's
+wagers and pot), and transactions made of postings. A posting's amount is an `int` of the table's chip units:
 positive adds chips (or cash) to its account, negative takes them away.
 
 Invariants, each held by the database as well as by `ledger.services`:

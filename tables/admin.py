@@ -439,7 +439,7 @@ class TableCountAdmin(RecordAdmin):
 class DropBoxAdmin(RecordAdmin):
     list_display = ["table", "number", "opener", "attached_at", "attached_by"]
     list_filter = ["table__game", related_only("table__pit"), related_only("table"), "attached_at"]
-    list_select_related = ["table", "attached_by"]
+    list_select_related = ["table", "opener__table", "attached_by"]
     search_fields = ["table__name", "=number"]
     date_hierarchy = "attached_at"
 
@@ -468,7 +468,7 @@ class DropCountAdmin(RecordAdmin):
 class CountedDropAdmin(RecordAdmin):
     list_display = ["box", "counted", "expected", "difference", "round", "transaction", "at"]
     list_filter = [related_only("box__table__pit"), related_only("box__table"), "at"]
-    list_select_related = ["box__table"]
+    list_select_related = ["box__table", "transaction"]
     search_fields = ["box__table__name", "=box__number"]
     date_hierarchy = "at"
 

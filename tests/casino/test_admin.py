@@ -21,11 +21,16 @@ from tables.models import (
     CardCorrection,
     CardEvent,
     Casino,
+    CountedDrop,
     Decision,
+    DropBox,
+    DropCount,
+    DropCustody,
     Game,
     Hand,
     IdempotentRequest,
     Incident,
+    IncidentFinding,
     Pit,
     Recycle,
     Seat,
@@ -39,11 +44,15 @@ from tables.models import (
 from tables.services import (
     SignatureGiven,
     approval_decide,
+    drop_box_attach,
+    drop_box_count,
+    drop_box_deliver,
     fill_request,
     hand_correct_card,
     hand_settle,
     hand_start,
     hand_void_request,
+    incident_acknowledge,
     shift_start,
     table_count,
 )
@@ -74,6 +83,11 @@ READ_ONLY = [
     SlipCounter,
     Signature,
     TableCount,
+    DropBox,
+    DropCustody,
+    DropCount,
+    CountedDrop,
+    IncidentFinding,
 ]
 SINGLE_ROW = {SlipCounter}  # one counter per year: nothing to compare page sizes with
 
@@ -117,6 +131,21 @@ def count(table, kind, by, witness):
     )
 
 
+def drop_boxes_counted(table, pete):
+    """Two of the table's boxes exchanged, delivered and counted, each off from its keyed drop by
+    more than the casino allows, and the two incidents acknowledged with findings."""
+    petra = person("petra", "Pit manager")
+    shift_start(user=petra, pit=table.pit, by=pete)
+    for notes in ({"100": 9}, {"50": 1}):  # 900 counted of 1,000 keyed; 50 of none
+        box = table.drop_boxes.order_by("-number").first()
+        drop_box_attach(table=table, by=pete, key=key())
+        drop_box_deliver(box=box, by=pete, key=key())
+        for counter in (pete, petra):
+            drop_box_count(box=box, denominations=notes, by=counter, key=key())
+    for incident in Incident.objects.filter(kind__in=Incident.TO_ACKNOWLEDGE):
+        incident_acknowledge(incident=incident, findings="Counted again on camera", by=pete, key=key())
+
+
 @pytest.fixture
 def floor(db):
     """Two casinos, a table in each, two shifts, hands settled and voided, counts, a signed fill."""
@@ -156,6 +185,7 @@ def floor(db):
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
     )
+    drop_boxes_counted(rocket, pete)
     return {"rocket": rocket, "electronic": electronic, "dana": dana, "pete": pete}
 
 

@@ -10,14 +10,18 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from casino.errors import DomainError, NotAllowed
+from casino.models import User
+from casino.roles import PIT_MANAGER
 from ledger.models import Account, Posting, Transaction
 from ledger.services import account_get
 from reports.models import CountRules, Investigation
 from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Game, Incident, IncidentFinding, Pit
 from tables.pit.forms import NOTE_VALUES
-from tables.selectors import counted_drop
+from tables.selectors import counted_drop, open_shifts
 from tables.services import (
     drop_box_attach,
     drop_box_count,
@@ -26,11 +30,12 @@ from tables.services import (
     incident_acknowledge,
     seat_close,
     shift_start,
+    tray_fill,
 )
-from tables.services.drop import expected_drop
+from tables.services.drop import drop_box_attached, expected_drop
 from tables.services.incidents import incidents_to_acknowledge
 
-from .conftest import deal_at, key, open_table, open_with_count, seat
+from .conftest import deal_at, key, open_table, open_with_count, person, seat
 from .test_open_close import close_with_count, count_team
 
 pytestmark = pytest.mark.django_db
@@ -331,3 +336,44 @@ def test_the_pit_lists_a_count_incident_until_a_pit_manager_writes_the_findings(
     assert f'id="incident-{incident.pk}"' in listed
     assert done.status_code == 302 and incident.finding.findings == "Miscount."
     assert "No count incident waits for findings." in as_pete.get("/pit/drop/").content.decode()
+
+
+# A property: whatever was keyed and whatever was counted, the books balance
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    buy_ins=st.lists(st.integers(1, 2000), max_size=4),
+    notes=st.dictionaries(st.sampled_from(["1", "5", "20", "100"]), st.integers(0, 40), max_size=4),
+)
+def test_any_count_leaves_the_drop_empty_the_cage_up_by_the_count_and_the_variance_the_difference(
+    rocket, dana, pete, buy_ins, notes
+):
+    """Given a period of buy-ins ended by a box exchange; when two counters agree on any figure;
+    then the table's drop account holds nothing of it, the cage has what was counted, the count
+    variance account keyed less counted, and counted_drop says the counted figure."""
+    if not open_shifts(dana).filter(table=rocket).exists():  # the fixtures live across examples
+        deal_at(rocket, dana, pete)
+    team = [pete, User.objects.filter(username="pam").first() or person("pam", PIT_MANAGER)]
+    if not open_shifts(team[1]).exists():
+        shift_start(user=team[1], pit=rocket.pit, by=pete)
+    box = drop_box_attached(rocket)
+    if buy_ins:  # the chips sold leave with the players: the cage tops the tray up first
+        tray_fill(table=rocket, amount=sum(buy_ins), by=pete, key=key())
+    for amount in buy_ins:
+        seat_close(session=seat(rocket, 1, amount, dana), by=dana, key=key())
+    drop_box_attach(table=rocket, by=pete, key=key())
+    drop_box_deliver(box=box, by=pete, key=key())
+    casino = rocket.pit.casino
+    kinds = (Account.Kind.CAGE, Account.Kind.VARIANCE)
+    before = {kind: account_get(kind=kind, casino=casino).balance for kind in kinds}
+
+    for counter in team:
+        count(box, counter, notes)
+
+    counted = sum(int(value) * n for value, n in notes.items())
+    after = {kind: account_get(kind=kind, casino=casino).balance for kind in before}
+    assert account_get(kind=Account.Kind.DROP, table=rocket).balance == 0
+    assert after[Account.Kind.CAGE] - before[Account.Kind.CAGE] == counted
+    assert after[Account.Kind.VARIANCE] - before[Account.Kind.VARIANCE] == sum(buy_ins) - counted
+    assert counted_drop(rocket.pk, box.attached_at, box.attached_at + timedelta(microseconds=1)) == counted

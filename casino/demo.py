@@ -22,6 +22,7 @@ from tables.services import (
     shift_start,
     shoe_start,
     table_count,
+    table_create,
     table_is_open,
     tray_fill,
 )
@@ -44,11 +45,11 @@ DEMO_USERS = (
 PASSWORDS = {username: password for username, _, password in DEMO_USERS}
 
 DEMO_TABLES = (
-    # name, game, min, max, its dealer on shift
-    ("Rocket 1", Game.ROCKET, 10, 500, "dana"),
-    ("Blackstone 1", Game.BLACKSTONE, 5, 500, "dev"),
-    ("Starboard 1", Game.STARBOARD, 1, 100, "dora"),
-    ("Pairs 1", Game.PAIRS, 1, 100, "dirk"),
+    # name, game, min, max, payout approval threshold (reachable: `largest_payout`), its dealer on shift
+    ("Rocket 1", Game.ROCKET, 10, 500, 250, "dana"),
+    ("Blackstone 1", Game.BLACKSTONE, 5, 500, 100, "dev"),
+    ("Starboard 1", Game.STARBOARD, 1, 100, 10, "dora"),
+    ("Pairs 1", Game.PAIRS, 1, 100, 1000, "dirk"),  # forfeit: its games pay nothing to approve
 )
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
@@ -75,9 +76,16 @@ def seed_demo() -> list[tuple[str, str, str]]:
     pit, _ = Pit.objects.get_or_create(casino=casino, name="Pit 1")
     for username in PIT_MANAGERS:
         _on_shift(users[username], users["pete"], pit=pit)
-    for name, game, low, high, dealer in DEMO_TABLES:
-        table, _ = Table.objects.get_or_create(
-            pit=pit, name=name, defaults={"game": game, "min_bet": low, "max_bet": high}
+    for name, game, low, high, threshold, dealer in DEMO_TABLES:
+        table = Table.objects.filter(pit=pit, name=name).first() or table_create(
+            pit=pit,
+            name=name,
+            game=game,
+            min_bet=low,
+            max_bet=high,
+            payout_approval_threshold=threshold,
+            by=users["admin"],
+            reason="The demo floor",
         )
         _on_shift(users[dealer], users["pete"], table=table)
         if name == DEMO_DAY_TABLE:

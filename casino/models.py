@@ -64,6 +64,9 @@ class AuditEvent(AppendOnly):
         GAME_FORFEIT = "game_forfeit", "Left a Pairs game and lost it"
         SHIFT_START = "shift_start", "Started a shift"
         SHIFT_END = "shift_end", "Ended a shift"
+        TABLE_CREATE = "table_create", "Created a table"
+        TABLE_SETTINGS = "table_settings", "Changed a table's settings"
+        PIT_CREATE = "pit_create", "Created a pit"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

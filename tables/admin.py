@@ -1,13 +1,15 @@
 """The floor and its records in the admin, for auditors above all.
 
-Administrators edit the floor (casinos, pits, tables) here; shifts are the pit's. Everything written by the
-table services (shoes, seats, hands, cards, card corrections, decisions, incidents and their findings,
-approvals, slips, signatures, counts, drop boxes, their custody and counts) is read-only for everyone,
-superusers included: an edit here would skip the locks, the ledger, the hash chain or dual control.
-Every list filters by what applies of table, pit, game, dealer and date, loads its related rows in
-the same query, and exports as CSV.
+Administrators edit the floor here: casinos; pits and tables through the services that check and
+audit them (`pit_create`, `table_create`, `table_settings_change`); nothing of the floor is deleted.
+Shifts are the pit's. Everything written by the table services (shoes, seats, hands, cards, card
+corrections, decisions, incidents and their findings, approvals, slips, signatures, counts, drop
+boxes, their custody and counts) is read-only for everyone, superusers included: an edit here would
+skip the locks, the ledger, the hash chain or dual control. Every list filters by what applies of
+table, pit, game, dealer and date, loads its related rows in the same query, and exports as CSV.
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.db.models import Case, CharField, F, JSONField, Q, Value, When
@@ -15,6 +17,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from casino.admin_csv import CsvExportMixin
+from casino.errors import DomainError
 from ledger.admin import RecordAdmin
 
 from .models import (
@@ -43,6 +46,8 @@ from .models import (
     Table,
     TableCount,
 )
+from .services import pit_create, table_create, table_settings_change
+from .services.settings import SETTINGS
 
 RECENT_SHIFTS = 20  # shifts offered in the hands' "shift" filter; any other is reached from Shift
 
@@ -61,16 +66,92 @@ class CasinoAdmin(CsvExportMixin, admin.ModelAdmin):
     search_fields = ["name"]
 
 
+class ServiceForm(forms.ModelForm):
+    """An admin form whose save is a service call: `write(by)` runs once the form and the model
+    found nothing wrong (the last step of validation, so nothing can refuse after it), and a refusal
+    (`DomainError`) is shown on the form with its sentence, nothing written. The form's instance is
+    then the row the service wrote, and the admin saves nothing itself."""
+
+    by = None  # the user, set by ServiceAdmin.get_form
+
+    def _post_clean(self):
+        super()._post_clean()
+        if not self.errors:
+            try:
+                self.instance = self.write(self.by)
+            except DomainError as error:
+                self.add_error(None, error.message)
+
+    def validate_unique(self):
+        """The service checks names, in its own words, before it writes."""
+
+    def write(self, by):
+        raise NotImplementedError
+
+
+class ServiceAdmin(CsvExportMixin, admin.ModelAdmin):
+    """The floor's rows are written by services (audited), never deleted: their records point at them."""
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"by": request.user})
+
+    def save_model(self, request, obj, form, change):
+        """Saved already, by the service `form.write` called."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class PitForm(ServiceForm):
+    class Meta:
+        model = Pit
+        fields = ["casino", "name"]
+
+    def write(self, by):
+        return pit_create(casino=self.cleaned_data["casino"], name=self.cleaned_data["name"], by=by)
+
+
 @admin.register(Pit)
-class PitAdmin(CsvExportMixin, admin.ModelAdmin):
+class PitAdmin(ServiceAdmin):
+    """Pits are created here (`pit_create`, audited); a pit is never renamed or deleted."""
+
+    form = PitForm
     list_display = ["name", "casino"]
     list_filter = ["casino"]
     list_select_related = ["casino"]
     search_fields = ["name", "casino__name"]
 
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class TableForm(ServiceForm):
+    """A new table (`table_create`) or a change of its settings (`table_settings_change`): both
+    checked and audited with the reason given here."""
+
+    reason = forms.CharField(
+        max_length=500, required=False, help_text="Kept in the audit log with the change."
+    )
+
+    class Meta:
+        model = Table
+        fields = ["pit", "name", *SETTINGS]
+
+    def write(self, by):
+        data = {name: self.cleaned_data[name] for name in SETTINGS}
+        reason = self.cleaned_data["reason"]
+        if self.instance.pk is None:
+            where = {"pit": self.cleaned_data["pit"], "name": self.cleaned_data["name"]}
+            return table_create(**where, **data, by=by, reason=reason)
+        return table_settings_change(table=self.instance, **data, by=by, reason=reason)
+
 
 @admin.register(Table)
-class TableAdmin(CsvExportMixin, admin.ModelAdmin):
+class TableAdmin(ServiceAdmin):
+    """Tables are created and their settings changed through the services; pit and name stay."""
+
+    form = TableForm
     list_display = [
         "name",
         "pit",
@@ -83,6 +164,9 @@ class TableAdmin(CsvExportMixin, admin.ModelAdmin):
     list_filter = ["game", "pit__casino", "pit"]
     list_select_related = ["pit__casino"]
     search_fields = ["name", "pit__name"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["pit", "name"] if obj is not None else []
 
 
 @admin.register(Shift)

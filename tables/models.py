@@ -51,7 +51,14 @@ class Pit(models.Model):
         return f"{self.casino} / {self.name}"
 
 
+# What every hand records of its table's settings when it starts (`Hand.limits`).
+LIMITS = ("min_bet", "max_bet", "payout_approval_threshold", "chip_unit_cents")
+
+
 class Table(models.Model):
+    """A table of a pit. Created and changed only through `tables.services.settings` (the pit's
+    settings page, the API, the admin), which checks and audits every change."""
+
     pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables")
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=20, choices=Game.choices)
@@ -79,6 +86,10 @@ class Table(models.Model):
 
     def __str__(self):
         return self.name
+
+    def limits(self) -> dict[str, int]:
+        """The limits and threshold in force, as each hand records them (`Hand.limits`)."""
+        return {name: getattr(self, name) for name in LIMITS}
 
     def house_rules(self):
         """The table's options as its game's engine reads them, every default filled in (the engine
@@ -220,6 +231,12 @@ class Hand(Sealed, models.Model):
     started_at = models.DateTimeField()
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     settled_at = models.DateTimeField(null=True, blank=True)
+    limits = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The table's limits and payout approval threshold when the hand started "
+        "(Table.limits()); null: not recorded (hands before they were).",
+    )
 
     class Meta:
         constraints = [
@@ -249,7 +266,17 @@ class Hand(Sealed, models.Model):
             "started_at": utc_iso(self.started_at),
             "started_by": self.started_by_id,
             "settled_at": utc_iso(self.settled_at),
+            # Sealed once recorded; a hand from before has none, and its seals never held the key.
+            **({} if self.limits is None else {"limits": self.limits}),
         }
+
+    @property
+    def payout_approval_threshold(self) -> int:
+        """The threshold this hand's payout is judged by: the one recorded when it started (the
+        table's current one for a hand from before limits were recorded)."""
+        if self.limits is None:
+            return self.table.payout_approval_threshold
+        return self.limits["payout_approval_threshold"]
 
     @property
     def seats(self) -> list[int]:

@@ -501,5 +501,6 @@ def _approval(request: ApprovalRequest) -> dict[str, Any]:
         "status": request.status,
         "amount": request.amount,
         "reason": request.reason,
+        "requested_by": request.requested_by_id,
         "decision_reason": request.decision_reason,
     }

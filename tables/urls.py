@@ -21,5 +21,6 @@ urlpatterns = [
     path("hands/<int:hand_id>/decide/", views.hand_decide_view, name="hand_decide"),
     path("hands/<int:hand_id>/settle/", views.hand_settle_view, name="hand_settle"),
     path("hands/<int:hand_id>/void/", views.hand_void_view, name="hand_void"),
+    path("hands/<int:hand_id>/withdraw/", views.hand_withdraw_view, name="hand_withdraw"),
     path("hands/<int:hand_id>/correct-card/", views.hand_correct_card_view, name="hand_correct_card"),
 ]

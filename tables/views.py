@@ -23,9 +23,11 @@ from casino.errors import Conflict, DomainError, NotAllowed
 from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_seen, seen, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
+from tables.pit.forms import WithdrawForm
 from tables.screens import hand_screen, table_screen, with_typed_bets
 from tables.selectors import at_tables_seen, check_deal, tables_visible_to, user_can_deal
 from tables.services import (
+    approval_withdraw,
     hand_correct_card,
     hand_decide,
     hand_record_card,
@@ -277,6 +279,32 @@ def void_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:
 @HAND.action(forms.VoidForm, done=void_asked)
 def hand_void_view(request: HttpRequest, hand: Hand, form) -> ApprovalRequest:
     return hand_void_request(hand=hand, reason=form.cleaned_data["reason"], **step(request, form))
+
+
+def pending_request(hand: Hand) -> ApprovalRequest:
+    """The request the hand waits on (one per hand at a time)."""
+    pending = hand.approvals.filter(status=ApprovalRequest.Status.PENDING).first()
+    if pending is None:
+        raise DomainError("Nothing on this hand is waiting for the pit.")
+    return pending
+
+
+def withdrawn(request: HttpRequest, request_taken_back: ApprovalRequest) -> HttpResponse:
+    """The hand again, as the withdrawal left it: back in play (a void or a payout not asked)."""
+    return hand_answer(request, request_taken_back.hand)
+
+
+@HAND.action(WithdrawForm, done=withdrawn)
+def hand_withdraw_view(request: HttpRequest, hand: Hand, form) -> ApprovalRequest:
+    """The dealer takes back the request the hand waits on (the service refuses anyone but the
+    one who asked), so a request the pit cannot reach does not hold the table."""
+    return approval_withdraw(
+        request=pending_request(hand),
+        by=request.user,
+        reason=form.cleaned_data["reason"],
+        device=device(request),
+        key=form.cleaned_data["key"],
+    )
 
 
 @HAND.action(forms.CardCorrectionForm, done=hand_answer, sensitive=forms.CardCorrectionForm.SECRETS)

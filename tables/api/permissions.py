@@ -55,6 +55,17 @@ class SupervisesTheTable(DealsAtTheTable):
         return f"Only a pit manager on shift in {table.pit.name} may decide requests at {table}."
 
 
+class ChangesTheSettings(DealsAtTheTable):
+    """Read at a visible table; change its settings only as an administrator or a pit manager on
+    shift in its pit (`tables.services.settings`)."""
+
+    def may_change(self, user, table: Table) -> bool:
+        return user.is_superuser or user_can_supervise(user, table)
+
+    def refusal(self, user, table: Table) -> str:
+        return f"Only a pit manager on shift in {table.pit.name} may change {table}'s settings."
+
+
 class ReadsTheLedger(BasePermission):
     """Pit managers, auditors and administrators read the ledger; dealers do not."""
 

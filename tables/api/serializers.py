@@ -14,6 +14,7 @@ from tables.games import Move
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shift, Shoe, Table
 from tables.services.hands import RANK_RANGE
+from tables.services.settings import MAX_SETTING
 from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
@@ -66,6 +67,20 @@ class HandStartSerializer(serializers.Serializer):
         if any(seat < 1 for seat in seats):
             raise serializers.ValidationError("Seats are numbered from 1.")
         return seats
+
+
+class TableSettingsSerializer(serializers.Serializer):
+    """The settings to change; a field left out stays as it is. The service judges the values."""
+
+    game = serializers.ChoiceField(choices=Game.choices, required=False)
+    min_bet = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
+    max_bet = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
+    options = serializers.DictField(
+        required=False, help_text="The house rules, all of them: they replace the old."
+    )
+    payout_approval_threshold = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
+    chip_unit_cents = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
+    reason = serializers.CharField(max_length=500, help_text="Why: kept in the audit log with the change.")
 
 
 class ExpectedSeqSerializer(serializers.Serializer):

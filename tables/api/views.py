@@ -42,12 +42,13 @@ from tables.services import (
     seat_open,
     shoe_retire,
     shoe_start,
+    table_settings_change,
 )
 from tables.services.idempotency import MAX_KEY_LENGTH
 
 from . import serializers as s
 from .parsers import JSONParser
-from .permissions import DealsAtTheTable, SupervisesTheTable
+from .permissions import ChangesTheSettings, DealsAtTheTable, SupervisesTheTable
 
 DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
 
@@ -192,6 +193,24 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
         data = parsed(s.SeatOpenSerializer, request)
         session = seat_open(table=table, **data, by=request.user, key=key)
         return Response(session_body(session), status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Change the table's settings (game, limits, house rules, threshold, unit): audited",
+        request=s.TableSettingsSerializer,
+        responses={200: s.TableSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
+    )
+    @action(
+        detail=True,
+        methods=["patch"],
+        url_path="settings",
+        permission_classes=[IsAuthenticated, ChangesTheSettings],
+    )
+    def change_settings(self, request, pk=None):
+        table, key = self.get_object(), idempotency_key(request)
+        data = parsed(s.TableSettingsSerializer, request)
+        changed = table_settings_change(table=table, **data, by=request.user, device=device(request), key=key)
+        return Response(s.TableSerializer(with_play(Table.objects.filter(pk=changed.pk)).get()).data)
 
     @extend_schema(
         summary="Start a new shoe (retires the one in play)",

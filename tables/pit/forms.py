@@ -4,8 +4,9 @@ from django import forms
 
 from casino.limits import MAX_AMOUNT
 from casino.web import KeyedForm
-from tables.models import TableCount
+from tables.models import Game, TableCount
 from tables.services.incidents import FINDINGS_MAX_LENGTH
+from tables.services.settings import MAX_SETTING, SETTINGS
 
 CHIP_VALUES = (1, 5, 25, 100, 500, 1000)  # the chip values in a tray, in units
 SECRET_LENGTH = 128  # a password or PIN as typed; longer is no one's
@@ -69,6 +70,27 @@ class RotateForm(KeyedForm):
     """Move the dealer of the shift the address names to another table of the pit."""
 
     table = forms.IntegerField(label="Table", min_value=1)
+
+
+class SettingsForm(KeyedForm):
+    """A table's settings as typed: every field is sent; the service changes those that differ and
+    judges them (limits, house rules, a reachable threshold, no game change during play)."""
+
+    game = forms.ChoiceField(choices=Game.choices)
+    min_bet = forms.IntegerField(label="Minimum bet", min_value=0, max_value=MAX_SETTING)
+    max_bet = forms.IntegerField(label="Maximum bet", min_value=0, max_value=MAX_SETTING)
+    options = forms.JSONField(label="House rules", required=False)
+    payout_approval_threshold = forms.IntegerField(
+        label="Payout approval threshold", min_value=0, max_value=MAX_SETTING
+    )
+    chip_unit_cents = forms.IntegerField(label="A unit, in cents", min_value=0, max_value=MAX_SETTING)
+    reason = forms.CharField(label="Why", max_length=500)
+
+    def settings(self) -> dict:
+        """The service's keyword arguments: every setting, blank house rules meaning none."""
+        data = dict(self.cleaned_data)
+        data["options"] = data["options"] if data["options"] is not None else {}
+        return {name: data[name] for name in SETTINGS}
 
 
 NOTE_VALUES = (1, 5, 10, 20, 50, 100)  # the cash in a drop box, by note or coin value in units

@@ -1,5 +1,7 @@
 """What the pit's templates show: the selectors' rows in words and signed numbers. No queries."""
 
+import json
+
 from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
@@ -88,6 +90,11 @@ def hand_result(hand: Hand) -> str:
 
 
 # Counts and slips
+
+
+def options_text(options: dict) -> str:
+    """House rules as the settings form shows them: JSON, blank for none."""
+    return json.dumps(options, sort_keys=True) if options else ""
 
 
 def chip_fields(form) -> list[dict]:

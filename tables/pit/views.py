@@ -46,11 +46,12 @@ from tables.services import (
     slips_report,
     table_count,
     table_is_open,
+    table_settings_change,
 )
 from tables.services.incidents import incidents_to_acknowledge
 
 from . import presenters, selectors
-from .forms import CountForm, DecideForm, TrayForm, WithdrawForm
+from .forms import CountForm, DecideForm, SettingsForm, TrayForm, WithdrawForm
 
 # Permissions: each raises NotAllowed, which the pages answer with the 403 page.
 
@@ -68,6 +69,16 @@ def check_watch(user, _=None) -> None:
 def check_supervise(user, approval: ApprovalRequest) -> None:
     if not user_can_supervise(user, approval.table):
         raise NotAllowed(f"Only a pit manager on shift in {approval.table}'s pit may decide its requests.")
+
+
+def may_change_settings(user, table: Table) -> bool:
+    """An administrator, or a pit manager on shift in the table's pit (`table_settings_change`)."""
+    return user.is_superuser or user_can_supervise(user, table)
+
+
+def check_settings(user, table: Table) -> None:
+    if not may_change_settings(user, table):
+        raise NotAllowed(f"Only a pit manager on shift in {table.pit.name} may change {table}'s settings.")
 
 
 def page(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -110,7 +121,12 @@ def render_floor(request: HttpRequest, floor: dict, template: str, **more) -> Ht
 @TABLE.page(check=check_watch)
 def table_page(request: HttpRequest, table: Table) -> HttpResponse:
     history = presenters.history_shown(selectors.table_history(table, request.GET.get("page")))
-    context = {"table": table, "can_deal": user_can_deal(request.user, table), **history}
+    context = {
+        "table": table,
+        "can_deal": user_can_deal(request.user, table),
+        "can_change_settings": may_change_settings(request.user, table),
+        **history,
+    }
     return page(request, "pit/table.html", context)
 
 
@@ -265,6 +281,47 @@ def tray_page(request: HttpRequest, table: Table, form) -> ApprovalRequest:
         secret=data["secret"],
         device=device(request),
         key=data["key"],
+    )
+
+
+# A table's settings
+
+
+def render_settings(request, table: Table, form=None, *, error: str = "", status: int = 200) -> HttpResponse:
+    """The table's settings, filled in with what is in force (or what was typed, after a refusal)."""
+    shown = form.data if form is not None else {**table.limits(), "game": table.game}
+    options = form.data.get("options", "") if form is not None else presenters.options_text(table.options)
+    context = {
+        "table": table,
+        "shown": shown,
+        "options": options,
+        "reason": form.data.get("reason", "") if form is not None else "",
+        "games": Table._meta.get_field("game").choices,
+        "error": error,
+    }
+    return page(request, "pit/settings.html", context, status=status)
+
+
+def settings_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
+    return render_settings(request, table, form, error=error.message, status=error.status)
+
+
+def settings_changed(request: HttpRequest, table: Table) -> HttpResponse:
+    messages.success(request, f"{table}'s settings are saved.")
+    return redirect("pit:table", table.pk)
+
+
+@TABLE.action(
+    SettingsForm, check=check_settings, show=render_settings, failed=settings_failed, done=settings_changed
+)
+def settings_page(request: HttpRequest, table: Table, form) -> Table:
+    return table_settings_change(
+        table=table,
+        by=request.user,
+        **form.settings(),
+        reason=form.cleaned_data["reason"],
+        device=device(request),
+        key=form.cleaned_data["key"],
     )
 
 

@@ -15,6 +15,7 @@ from .hands import (
 )
 from .incidents import incident_acknowledge
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
+from .settings import SettingsError, pit_create, table_create, table_settings_change
 from .shifts import ShiftError, shift_end, shift_rotate, shift_start
 from .shoes import ShoeError, shoe_retire, shoe_start
 from .slips import SignatureGiven, SignatureRefused, slip_void, slips_report
@@ -40,6 +41,10 @@ __all__ = [
     "approval_decide",
     "approval_withdraw",
     "hand_void_request",
+    "SettingsError",
+    "pit_create",
+    "table_create",
+    "table_settings_change",
     "ShiftError",
     "shift_end",
     "shift_rotate",

@@ -218,6 +218,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         committed={str(seat): amount for seat, amount in commitments.items() if amount},
         started_at=timezone.now(),
         started_by=by,
+        limits=table.limits(),
     )
     seal(hand, table=table, event="started")
     _post_commitments(hand, by)
@@ -532,7 +533,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
     payout = max(
         [amount for party, amount in game.settlement().deltas.items() if isinstance(party, int)] + [0]
     )
-    if payout > hand.table.payout_approval_threshold:
+    if payout > hand.payout_approval_threshold:  # as recorded when the hand started
         request = ApprovalRequest.objects.create(
             kind=ApprovalRequest.Kind.PAYOUT,
             table=hand.table,

@@ -35,10 +35,12 @@ from tables.models import (
     Recycle,
     Seat,
     SeatSession,
+    Shift,
     Shoe,
     Signature,
     Slip,
     SlipCounter,
+    Table,
     TableCount,
 )
 from tables.services import (
@@ -393,3 +395,61 @@ def test_other_apps_lists_export_too_but_never_an_api_token(client, floor, boss)
 
     assert {row["name"] for row in groups} >= {"Dealer", "Pit manager", "Auditor"}
     assert tokens == [{"user_id": str(boss.pk), "created": token.created.isoformat()}]
+
+
+# The floor in the admin: through the settings services, never deleted
+
+
+def table_form(table, **changes) -> dict:
+    fields = {**table.limits(), "game": table.game, "options": "{}", "reason": "New limits"}
+    return {**fields, **changes}
+
+
+def test_a_table_change_in_the_admin_goes_through_the_service_and_is_audited(client, floor, boss):
+    rocket = floor["rocket"]
+    client.force_login(boss)
+
+    answer = client.post(url(Table, "change", rocket.pk), table_form(rocket, payout_approval_threshold=300))
+
+    assert answer.status_code == 302
+    event = AuditEvent.objects.get(action=AuditEvent.Action.TABLE_SETTINGS)
+    assert (event.user, event.detail["changes"]) == (boss, {"payout_approval_threshold": [1000, 300]})
+
+
+def test_a_refused_table_change_in_the_admin_shows_the_sentence_and_writes_nothing(client, floor, boss):
+    rocket = floor["rocket"]
+    client.force_login(boss)
+
+    answer = client.post(url(Table, "change", rocket.pk), table_form(rocket, game="blackstone"))
+
+    assert answer.status_code == 200  # the form again, with the service's sentence
+    assert "cannot change while a player is seated" in unescape(answer.content.decode())
+    assert Table.objects.get(pk=rocket.pk).game == Game.ROCKET
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.TABLE_SETTINGS).exists()
+
+
+def test_a_table_added_in_the_admin_is_created_by_the_service(client, floor, boss):
+    client.force_login(boss)
+    pit = floor["rocket"].pit
+    body = {**table_form(floor["rocket"], payout_approval_threshold=200), "pit": pit.pk, "name": "Rocket 9"}
+
+    assert client.post(url(Table, "add"), body).status_code == 302
+    assert client.post(url(Table, "add"), {**body, "name": "Rocket 8", "max_bet": 100}).status_code == 200
+
+    assert Table.objects.filter(pit=pit, name__in=["Rocket 8", "Rocket 9"]).get().name == "Rocket 9"
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.TABLE_CREATE).count() == 1
+
+
+def test_a_pit_added_in_the_admin_is_audited_and_pits_and_tables_are_never_deleted(client, floor, boss):
+    client.force_login(boss)
+    casino = floor["rocket"].pit.casino
+
+    assert client.post(url(Pit, "add"), {"casino": casino.pk, "name": "Pit 2"}).status_code == 302
+    assert AuditEvent.objects.get(action=AuditEvent.Action.PIT_CREATE).detail["name"] == "Pit 2"
+    for model, row in ((Table, floor["rocket"]), (Pit, floor["rocket"].pit)):
+        assert client.get(url(model, "delete", row.pk)).status_code == 403, model
+        assert client.post(url(model, "delete", row.pk), {"post": "yes"}).status_code == 403, model
+    assert client.post(url(Pit, "change", casino.pits.first().pk), {"name": "Renamed"}).status_code == 403
+    shift = Shift.objects.first()  # the pit runs shifts: the admin only shows them
+    assert client.get(url(Shift, "add")).status_code == 403
+    assert client.post(url(Shift, "change", shift.pk), {}).status_code == 403

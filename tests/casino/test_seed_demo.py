@@ -35,7 +35,7 @@ def test_seeding_twice_gives_one_demo_floor():
     dealers = Shift.objects.filter(ended_at=None, table__isnull=False).values_list(
         "table__name", "user__username"
     )
-    assert sorted(dealers) == sorted((name, dealer) for name, _, _, _, dealer in DEMO_TABLES)
+    assert sorted(dealers) == sorted((name, dealer) for name, *_, dealer in DEMO_TABLES)
     managers = Shift.objects.filter(ended_at=None, pit__name="Pit 1").values_list("user__username", flat=True)
     assert sorted(managers) == ["pam", "pete"]
     assert User.objects.count() == len(DEMO_USERS)
@@ -66,7 +66,7 @@ def test_every_demo_table_is_open_with_a_signed_count_that_matches_its_tray():
         assert count.kind == TableCount.Kind.OPENER and table_is_open(table)
         assert count.counted == count.expected == DEMO_TRAY
         signers = sorted(count.slip.signatures.values_list("user__username", "role"))
-        dealer = next(dealer for name, _, _, _, dealer in DEMO_TABLES if name == table.name)
+        dealer = next(dealer for name, *_, dealer in DEMO_TABLES if name == table.name)
         assert signers == sorted([(dealer, "dealer"), ("pete", "pit manager")])
 
 

@@ -199,6 +199,8 @@ def edit_hand(hand: Hand, column: str, edit) -> None:
      'committed is {"1":20,"2":5}, sealed {"1":20,"2":50}'),
     ("sessions", lambda sessions: sessions.update({"2": sessions["1"]}), "sessions is {"),
     ("settlement", lambda settlement: settlement["deltas"].update({"1": 180}), '"deltas":{"1":180,'),
+    ("limits", lambda limits: limits.update({"payout_approval_threshold": 5000}),
+     '"payout_approval_threshold":5000'),
 ])
 def test_a_hands_setup_bets_or_settlement_edited_is_named(floor, column, edit, problem):
     edit_hand(floor.settled, column, edit)

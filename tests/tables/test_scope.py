@@ -49,6 +49,8 @@ PAGES = [
     ("paul", "get", "/pit/tables/{table}/count/"),
     ("paul", "post", "/pit/tables/{table}/count/"),
     ("paul", "post", "/pit/tables/{table}/tray/"),
+    ("paul", "get", "/pit/tables/{table}/settings/"),
+    ("paul", "post", "/pit/tables/{table}/settings/"),
     ("paul", "get", "/pit/counts/{count}/"),
     ("paul", "get", "/pit/hands/{hand}/"),
     ("paul", "post", "/pit/approvals/{approval}/"),
@@ -64,6 +66,7 @@ API = [
     ("olga", "post", "/api/tables/{table}/shoes/"),
     ("olga", "post", "/api/tables/{table}/hands/"),
     ("olga", "post", "/api/tables/{table}/cards/"),
+    ("olga", "patch", "/api/tables/{table}/settings/"),
     ("olga", "get", "/api/seat-sessions/{session}/"),
     ("olga", "post", "/api/seat-sessions/{session}/buy-in/"),
     ("olga", "post", "/api/seat-sessions/{session}/cash-out/"),
@@ -139,6 +142,8 @@ def missing(ids: dict) -> dict:
 def send(client, method: str, url: str, api: bool):
     if method == "get":
         return client.get(url)
+    if api and method == "patch":
+        return client.patch(url, API_BODY, format="json", HTTP_IDEMPOTENCY_KEY=key())
     if api:
         return client.change(url, API_BODY)
     return client.post(url, SECRET_FORM)

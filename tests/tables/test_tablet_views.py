@@ -477,6 +477,37 @@ def test_a_misdeal_asks_for_a_reason_and_files_a_void_request(client, rocket_han
     assert "was voided" in page(client.get(hand_url(rocket_hand)))
 
 
+def test_the_dealer_takes_a_misdeal_request_back_from_the_tablet(client, rocket_hand, pete, dana):
+    client.post(hand_url(rocket_hand, "void"), step(rocket_hand, reason="Two cards came out together"))
+    rocket_hand.refresh_from_db()
+    assert "Withdraw the request: void (misdeal)" in page(client.get(hand_url(rocket_hand)))
+
+    response = client.post(hand_url(rocket_hand, "withdraw"), {"key": key(), "reason": ""})
+    request = ApprovalRequest.objects.get(hand=rocket_hand)
+    assert response.status_code == 400 and request.status == "pending"
+
+    taken_back = {"key": key(), "reason": "Only one card came out"}
+    response = client.post(hand_url(rocket_hand, "withdraw"), taken_back)
+    request.refresh_from_db()
+    rocket_hand.refresh_from_db()
+    assert (request.status, request.decision_reason) == ("withdrawn", "Only one card came out")
+    assert rocket_hand.status == Hand.Status.IN_PROGRESS
+    html = page(client.get(hand_url(rocket_hand)))
+    assert "Waiting for the pit" not in html and "Withdraw the request" not in html and 'name="rank"' in html
+
+    response = client.post(hand_url(rocket_hand, "withdraw"), {"key": key(), "reason": "again"})
+    assert response.status_code == 400 and "Nothing on this hand is waiting" in page(response)
+
+
+def test_only_the_one_who_asked_sees_and_may_take_a_request_back(client, rocket_hand, pete, dana):
+    client.post(hand_url(rocket_hand, "void"), step(rocket_hand, reason="Two cards came out together"))
+    client.force_login(pete)  # the pit manager deals here too, but did not ask
+    assert "Withdraw the request" not in page(client.get(hand_url(rocket_hand)))
+    response = client.post(hand_url(rocket_hand, "withdraw"), {"key": key(), "reason": "not mine"})
+    assert response.status_code == 403
+    assert ApprovalRequest.objects.get(hand=rocket_hand).status == "pending"
+
+
 # The screen itself
 
 

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('ledger', '0002_seals'),
-        ('tables', '0013_shift_end_reason'),
+        ('tables', '0014_hand_limits'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

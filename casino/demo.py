@@ -11,6 +11,7 @@ from django.db import transaction
 from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
+from reports.demo import seed_full_day
 from tables.models import Casino, Game, Pit, Shift, Table, TableCount
 from tables.services import (
     SignatureGiven,
@@ -67,7 +68,8 @@ def seed_demo() -> list[tuple[str, str, str]]:
     """Create the demo casino, pit, tables and users, put both pit managers in the pit and a
     dealer on shift at every table, fund each tray from the cage and open it with a signed count
     (the dealer counts, pete witnesses), and shuffle Rocket's 8-deck shoe: every flow in the docs
-    can then be tried without the admin.
+    can then be tried without the admin. A fifth table, Rocket 2, has played and closed a full day
+    for the master game report (`reports.demo`).
 
     Returns the (username, role, password) logins.
     """
@@ -91,6 +93,7 @@ def seed_demo() -> list[tuple[str, str, str]]:
         if name == DEMO_DAY_TABLE:
             _day_before(table, users, dealer)
         _open_table(table, users["pete"], dealer)
+    seed_full_day(pit, users, PASSWORDS)
     return list(DEMO_USERS)
 
 

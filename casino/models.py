@@ -67,6 +67,8 @@ class AuditEvent(AppendOnly):
         TABLE_CREATE = "table_create", "Created a table"
         TABLE_SETTINGS = "table_settings", "Changed a table's settings"
         PIT_CREATE = "pit_create", "Created a pit"
+        AUDITOR_CASINO = "auditor_casino", "Set or lifted an auditor's casino"
+        DAY_CLOSE = "day_close", "Closed a gaming day"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -2,12 +2,15 @@
 
 Money moves through `ledger.services` alone; an admin form that saved a posting would be a second
 way in, so add, change and delete are refused here whatever a user's permissions say. Every list
-exports as CSV (`casino.admin_csv`).
+exports as CSV (`casino.admin_csv`). An auditor limited to one casino reads that casino's
+transactions, postings and accounts only; chains and seals belong to no casino and are hidden
+from them (`casino.admin_scope`).
 """
 
 from django.contrib import admin
 
 from casino.admin_csv import CsvExportMixin
+from casino.admin_scope import CasinoScoped
 
 from .models import Account, Chain, Posting, Seal, Transaction
 
@@ -25,8 +28,9 @@ class ReadOnly:
         return False
 
 
-class RecordAdmin(ReadOnly, CsvExportMixin, admin.ModelAdmin):
-    """A read-only list with CSV export: the shape of every record's admin."""
+class RecordAdmin(ReadOnly, CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    """A read-only list with CSV export, kept to the casino of an auditor limited to one
+    (`casino_paths`): the shape of every record's admin."""
 
 
 class PostingInline(ReadOnly, admin.TabularInline):
@@ -42,6 +46,7 @@ class PostingInline(ReadOnly, admin.TabularInline):
 
 @admin.register(Transaction)
 class TransactionAdmin(RecordAdmin):
+    casino_paths = ("casino",)
     list_display = [
         "created_at",
         "kind",
@@ -55,7 +60,7 @@ class TransactionAdmin(RecordAdmin):
     ]
     list_filter = [
         "kind",
-        "casino",
+        ("casino", admin.RelatedOnlyFieldListFilter),
         ("table__pit", admin.RelatedOnlyFieldListFilter),
         ("table", admin.RelatedOnlyFieldListFilter),
         ("created_by", admin.RelatedOnlyFieldListFilter),
@@ -69,6 +74,7 @@ class TransactionAdmin(RecordAdmin):
 
 @admin.register(Posting)
 class PostingAdmin(RecordAdmin):
+    casino_paths = ("transaction__casino",)
     list_display = ["transaction", "created_at", "table", "account", "amount", "reason"]
     list_filter = [
         "transaction__kind",
@@ -104,10 +110,11 @@ class PostingAdmin(RecordAdmin):
 
 @admin.register(Account)
 class AccountAdmin(RecordAdmin):
+    casino_paths = ("casino",)
     list_display = ["code", "kind", "label", "table", "balance", "floor"]
     list_filter = [
         "kind",
-        "casino",
+        ("casino", admin.RelatedOnlyFieldListFilter),
         ("table__pit", admin.RelatedOnlyFieldListFilter),
         ("table", admin.RelatedOnlyFieldListFilter),
     ]

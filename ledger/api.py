@@ -1,7 +1,8 @@
 """The ledger over HTTP, read-only: transactions with their postings, accounts with their balances.
 
 Pit managers read the ledger of the tables in their pit; auditors and administrators read all of
-it (the cage and the patrons included). Only GET is routed: money moves through the table
+it (the cage and the patrons included), an auditor limited to one casino all of that casino's.
+Only GET is routed: money moves through the table
 services alone, so a POST, PUT, PATCH or DELETE here is refused (405) and writes nothing.
 """
 
@@ -16,7 +17,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 from ledger.models import Account, Posting, Transaction
 from tables.api.permissions import ReadsTheLedger
 from tables.api.serializers import MAX_BIGINT, DetailSerializer
-from tables.selectors import sees_every_table, tables_visible_to
+from tables.selectors import in_casinos_seen, sees_every_table, tables_visible_to
 
 PAGE_SIZE = 100  # a gaming day at a busy table is a few hundred transactions: a handful of pages
 MAX_PAGE_SIZE = 1000
@@ -88,8 +89,11 @@ class AccountFilter(serializers.Serializer):
 
 
 def in_reach(user, rows: QuerySet) -> QuerySet:
-    """Everything for auditors and administrators; the user's tables' rows for pit managers."""
-    return rows if sees_every_table(user) else rows.filter(table__in=tables_visible_to(user))
+    """Everything for auditors and administrators (an auditor limited to one casino: that casino's
+    rows, its cage's included); the user's tables' rows for pit managers."""
+    if sees_every_table(user):
+        return in_casinos_seen(rows, user)
+    return rows.filter(table__in=tables_visible_to(user))
 
 
 def filters(filter_class, request) -> dict:

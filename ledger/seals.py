@@ -16,8 +16,9 @@ from ledger.chain import chain_append, chain_lock
 from ledger.models import Seal, Sealed
 
 
-def seal(record: Sealed, *, table, event: str) -> Seal:
-    """Append a seal of `record`'s figures as they are now to `table`'s chain.
+def seal(record: Sealed, *, table=None, casino=None, event: str) -> Seal:
+    """Append a seal of `record`'s figures as they are now to `table`'s chain (or `casino`'s, for
+    a record of the whole casino such as a gaming day's close).
 
     Takes the table's chain lock (if the caller does not hold it yet): callers that also lock a
     slip's year counter take the chain first (see `tables.services.slips`).
@@ -25,7 +26,7 @@ def seal(record: Sealed, *, table, event: str) -> Seal:
     figures = record.seal_content()
     return chain_append(
         Seal(model=record._meta.label, record=record.pk, event=event, figures=figures),
-        chain_lock(table=table),
+        chain_lock(table=table, casino=casino),
     )
 
 

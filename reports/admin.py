@@ -1,18 +1,30 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
 administrators edit each casino's variance rules and count rules; investigations are read here and
-closed on the investigations page, where the findings are written."""
+closed on the investigations page, where the findings are written. An auditor limited to one casino
+sees only its reports, rules and investigations (`casino.admin_scope`).
+Closed gaming days and their adjustments are read-only too: append-only records, written by
+`reports.services.day_close`."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms import ModelForm
 
+from casino.admin_scope import CasinoScoped
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
-from .models import CountRules, Investigation, Report, TheoreticalEdge, VarianceRules
+from .models import (
+    CountRules,
+    DayAdjustment,
+    GamingDayClose,
+    Investigation,
+    Report,
+    TheoreticalEdge,
+    VarianceRules,
+)
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(CasinoScoped, admin.ModelAdmin):
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -25,6 +37,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Report)
 class ReportAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)  # a report over several casinos has none: only for who reads them all
     list_display = [
         "title",
         "kind",
@@ -45,7 +58,18 @@ class ReportAdmin(ReadOnlyAdmin):
 
 @admin.register(TheoreticalEdge)
 class TheoreticalEdgeAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "endless_edge", "edge", "half_width", "hands", "seconds", "computed_at"]
+    casino_paths = None  # the rules' mathematics: of no casino
+    list_display = [
+        "__str__",
+        "endless_edge",
+        "fresh_edge",
+        "method",
+        "edge",
+        "half_width",
+        "hands",
+        "seconds",
+        "computed_at",
+    ]
     search_fields = ["config_hash"]
 
 
@@ -61,6 +85,7 @@ class VarianceRulesForm(ModelForm):
             "rolling_days",
             "rolling_points",
             "minimum_hands",
+            "win_tolerance",
         ]
 
     def clean_strategy(self):
@@ -72,7 +97,8 @@ class VarianceRulesForm(ModelForm):
 
 
 @admin.register(VarianceRules)
-class VarianceRulesAdmin(admin.ModelAdmin):
+class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
+    casino_paths = ("casino",)
     form = VarianceRulesForm
     list_display = [
         "casino",
@@ -82,18 +108,37 @@ class VarianceRulesAdmin(admin.ModelAdmin):
         "confidence",
         "rolling_days",
         "rolling_points",
+        "win_tolerance",
     ]
 
 
 @admin.register(CountRules)
-class CountRulesAdmin(admin.ModelAdmin):
+class CountRulesAdmin(CasinoScoped, admin.ModelAdmin):
+    casino_paths = ("casino",)
     list_display = ["casino", "investigation_over", "explanation_over", "regulator_over"]
     fields = ["casino", "investigation_over", "explanation_over", "regulator_over"]
 
 
 @admin.register(Investigation)
 class InvestigationAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)
     list_display = ["opened_at", "rule", "table", "period_start", "period_end", "status", "closed_by"]
     list_filter = ["status", "rule", "game", "opened_at"]
     list_select_related = ["table", "closed_by"]
     date_hierarchy = "opened_at"
+
+
+@admin.register(GamingDayClose)
+class GamingDayCloseAdmin(ReadOnlyAdmin):
+    list_display = ["day", "casino", "signed_by", "method", "at"]
+    list_filter = ["casino"]
+    list_select_related = ["casino", "signed_by"]
+    date_hierarchy = "day"
+
+
+@admin.register(DayAdjustment)
+class DayAdjustmentAdmin(ReadOnlyAdmin):
+    list_display = ["at", "table", "closed", "day", "memo", "created_by"]
+    list_filter = ["casino"]
+    list_select_related = ["table", "closed__casino", "created_by"]
+    date_hierarchy = "day"

@@ -1,13 +1,20 @@
 """Reports over HTTP: start one (POST), then read its status, progress and result (GET).
 
 `casino.api_urls` mounts these under /api/reports/. Who: as on the pages, anyone holding
-`reports.view_report` (pit managers, auditors, administrators); a dealer is refused (403) the list
-and the start, and one report's id is 404 for them, as an id that does not exist. Starting the
-same report twice answers with the same report.
+`reports.view_report` (pit managers, auditors, administrators), each within their scope
+(`reports.selectors.reports_seen`); a dealer is refused (403) the list and the start, and a report
+outside one's scope is 404, as an id that does not exist. A report over a casino or table outside
+it is refused (400) in the words used for one that does not exist. Starting the same report twice
+answers with the same report.
+
+Under /api/reports/days/: the closed gaming days (read as reports are), a POST that closes one,
+signed with the closer's own password or PIN (`Idempotency-Key` header as for every change), and
+adjust/, which posts what was found for a closed day since into the next open day.
 """
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -15,9 +22,13 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
-from reports.models import Report
-from reports.selectors import reports_seen
-from reports.services import ReportError, report_request
+from reports.models import DayAdjustment, GamingDayClose, Report
+from reports.selectors import casino_records_seen, reports_seen
+from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
+from reports.services.master_game import adjustments_of
+from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
+from tables.models import Casino
+from tables.services import SignatureGiven
 
 PAGE_SIZE = 50
 
@@ -34,7 +45,9 @@ class ReadsReports(BasePermission):
 
 class ReportSerializer(serializers.ModelSerializer):
     # Plain strings in the schema (the choices are listed in the help): several records have a "kind".
-    kind = serializers.CharField(read_only=True, help_text="house_edge, statistics or reconciliation")
+    kind = serializers.CharField(
+        read_only=True, help_text="house_edge, statistics, reconciliation or master_game"
+    )
     status = serializers.CharField(read_only=True, help_text="pending, running, done or failed")
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     seconds = serializers.FloatField(read_only=True, allow_null=True)
@@ -68,12 +81,12 @@ class ReportSerializer(serializers.ModelSerializer):
 
 
 class StartSerializer(serializers.Serializer):
-    kind = serializers.CharField(help_text="house_edge, statistics or reconciliation")
+    kind = serializers.CharField(help_text="house_edge, statistics, reconciliation or master_game")
     params = serializers.DictField(
         help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
-        "statistics: casino, date; reconciliation: session, or shift, or table with date_from and "
-        "date_to. A name the kind does not take, a malformed value or a record that does not exist "
-        'is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
+        "statistics and master_game: casino, date; reconciliation: session, or shift, or table with "
+        "date_from and date_to. A name the kind does not take, a malformed value or a record that does "
+        'not exist is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
     )
 
 
@@ -113,6 +126,89 @@ def _field_errors(error: ReportError) -> dict:
     return {"params": {error.field: [error.message]}}
 
 
+# Gaming days: closed and signed by a pit manager on shift in one of the casino's pits
+
+
+class DayCloseSerializer(serializers.ModelSerializer):
+    signed_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    later = serializers.SerializerMethodField(help_text="Adjustments found for the day since its close.")
+
+    class Meta:
+        model = GamingDayClose
+        fields = ["id", "casino", "day", "signed_by", "method", "device", "at", "figures", "later"]
+        read_only_fields = fields
+
+    def get_later(self, close) -> list[dict]:
+        return adjustments_of(close.casino_id, close.day)
+
+
+class CloseDaySerializer(serializers.Serializer):
+    casino = serializers.IntegerField()
+    day = serializers.DateField(help_text="The gaming day (YYYY-MM-DD).")
+    secret = serializers.CharField(
+        max_length=128,
+        write_only=True,
+        trim_whitespace=False,
+        style={"input_type": "password"},
+        help_text="The closer's own password or PIN, typed afresh.",
+    )
+
+
+class AdjustDaySerializer(serializers.Serializer):
+    casino = serializers.IntegerField()
+    day = serializers.DateField(help_text="The closed gaming day (YYYY-MM-DD).")
+
+
+class AdjustmentSerializer(serializers.ModelSerializer):
+    closed_day = serializers.DateField(source="closed.day", read_only=True)
+
+    class Meta:
+        model = DayAdjustment
+        fields = ["id", "casino", "table", "closed", "closed_day", "day", "changes", "memo", "at"]
+        read_only_fields = fields
+
+
+class DayCloseViewSet(ReadOnlyModelViewSet):
+    """Closed gaming days, newest first; POST closes one (signed), POST adjust/ posts what was found
+    since for a closed one. Who may close: `reports.services.day_close` (403 with its sentence)."""
+
+    permission_classes = [IsAuthenticated, ReadsReports]
+    serializer_class = DayCloseSerializer
+    pagination_class = ReportPage
+    queryset = GamingDayClose.objects.select_related("signed_by").order_by("-day", "-pk")
+
+    def get_queryset(self):
+        return casino_records_seen(super().get_queryset(), self.request.user)
+
+    def _casino(self, casino_id: int) -> Casino:
+        casino = casino_records_seen(Casino.objects.filter(pk=casino_id), self.request.user, "pk").first()
+        if casino is None:
+            raise ValidationError({"casino": [f"There is no casino {casino_id}."]})
+        return casino
+
+    @extend_schema(request=CloseDaySerializer, responses={201: DayCloseSerializer}, parameters=CHANGE_HEADERS)
+    def create(self, request):
+        key = idempotency_key(request)
+        data = parsed(CloseDaySerializer, request)
+        close = gaming_day_close(
+            casino=self._casino(data["casino"]),
+            day=data["day"],
+            by=request.user,
+            signature=SignatureGiven(request.user.get_username(), data["secret"]),
+            device=device(request),
+            key=key,
+        )
+        return Response(DayCloseSerializer(close).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=AdjustDaySerializer, responses={201: AdjustmentSerializer(many=True)})
+    @action(detail=False, methods=["post"])
+    def adjust(self, request):
+        data = parsed(AdjustDaySerializer, request)
+        made = gaming_day_adjust(casino=self._casino(data["casino"]), day=data["day"], by=request.user)
+        return Response(AdjustmentSerializer(made, many=True).data, status=status.HTTP_201_CREATED)
+
+
 router = SimpleRouter(use_regex_path=False)
+router.register("days", DayCloseViewSet, basename="day")  # before "", whose "<pk>/" would take "days/"
 router.register("", ReportViewSet, basename="report")
 urlpatterns = router.urls

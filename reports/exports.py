@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils.text import slugify
 
 from reports.models import Report
+from reports.services.master_game import master_game_shown
 
 HOUSE_EDGE = (
     "label",
@@ -33,6 +34,9 @@ HOUSE_EDGE = (
 STATISTICS = (
     "drop",
     "win",
+    "counted_drop",
+    "counted_win",
+    "uncounted",
     "win_to_drop",
     "hands",
     "handle",
@@ -43,6 +47,19 @@ STATISTICS = (
     "rake_over_pots",
 )
 FINDING = ("section", "where", "problem", "link")
+MASTER_GAME = (
+    "opener",
+    "fills",
+    "credits",
+    "expected_drop",
+    "drop",
+    "closer",
+    "win",
+    "hold",
+    "system_win",
+    "difference",
+    "flag",
+)
 
 
 def _cell(value) -> str:
@@ -82,6 +99,37 @@ def report_rows(report: Report) -> list[list[str]]:
                 ["flag", flag["name"], f"{flag['from']} to {flag['to']}", flag["rule"], flag["detail"]]
             )
         return rows
+    if report.kind == Report.Kind.MASTER_GAME:
+        return _master_game_rows(master_game_shown(report)["result"] or {})
     rows = [list(FINDING)]
     rows += [[_cell(f[name]) for name in FINDING] for f in result.get("findings", [])]
+    return rows
+
+
+def _master_game_rows(result: dict) -> list[list[str]]:
+    """One row per table and the casino's total; the slips and counts behind each figure in the
+    last column; then the adjustments posted into the day."""
+    rows = [["table", "status", *MASTER_GAME, "records"]]
+    for row in [*result.get("tables", []), result.get("total")]:
+        if row:
+            behind = [
+                r["label"]
+                for name in ("opener", "fills", "credits", "closer")
+                for r in row.get("records", {}).get(name, [])
+            ]
+            rows.append(
+                [row["name"], row["status"], *(_cell(row.get(n)) for n in MASTER_GAME), "; ".join(behind)]
+            )
+    for shift in result.get("shifts", []):
+        rows.append(
+            [
+                f"shift of {shift['dealer']} at {shift['name']}",
+                shift["status"],
+                *(_cell(shift.get(n)) for n in MASTER_GAME),
+            ]
+        )
+    for adjustment in result.get("adjustments", []):
+        rows.append(
+            ["adjustment", adjustment["name"], f"closed day {adjustment['closed_day']}", adjustment["memo"]]
+        )
     return rows

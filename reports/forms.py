@@ -2,9 +2,13 @@
 
 from django import forms
 
+from casino.web import KeyedForm
 from reports.models import Report
 from reports.selectors import GROUPS
-from tables.models import Casino, Game, Table
+from tables.models import Game
+from tables.selectors import casinos_visible_to, tables_visible_to
+
+EMPTY = ("", "---------")  # what a menu shows when nothing is chosen, as Django's own
 
 
 class StartForm(forms.Form):
@@ -13,11 +17,20 @@ class StartForm(forms.Form):
     date_to = forms.DateField(required=False)
     date = forms.DateField(required=False)
     group = forms.ChoiceField(choices=[(g, g) for g in GROUPS], required=False)
-    casino = forms.ModelChoiceField(Casino.objects.order_by("name"), required=False)
-    table = forms.ModelChoiceField(Table.objects.order_by("name"), required=False)
+    # Ids, checked by `report_request` against what the user reads, so that a casino or table they
+    # do not read is refused in the very words of one that does not exist, here as in the API.
+    casino = forms.IntegerField(required=False, min_value=1, widget=forms.Select)
+    table = forms.IntegerField(required=False, min_value=1, widget=forms.Select)
     game = forms.ChoiceField(choices=[("", "every game"), *Game.choices], required=False)
     shift = forms.IntegerField(required=False, min_value=1)
     session = forms.IntegerField(required=False, min_value=1, help_text="The opening count's number.")
+
+    def offer(self, user) -> "StartForm":
+        """List, in the casino and table menus, only the casinos and tables `user` reads."""
+        self.fields["casino"].widget.choices = [EMPTY, *((c.pk, c.name) for c in casinos_visible_to(user))]
+        tables = tables_visible_to(user).order_by("name")
+        self.fields["table"].widget.choices = [EMPTY, *((t.pk, t.name) for t in tables)]
+        return self
 
     def params(self) -> dict:
         """The report's parameters as `report_request` takes them (it checks and completes them)."""
@@ -25,9 +38,9 @@ class StartForm(forms.Form):
         params = {name: data[name].isoformat() for name in ("date_from", "date_to", "date") if data.get(name)}
         for name in ("casino", "table"):
             if data.get(name):
-                params[name] = data[name].pk
+                params[name] = data[name]
         if data["kind"] == Report.Kind.HOUSE_EDGE and params.pop("table", None):
-            params["tables"] = [data["table"].pk]
+            params["tables"] = [data["table"]]
         for name in ("group", "game", "shift", "session"):
             if data.get(name):
                 params[name] = data[name]
@@ -36,3 +49,12 @@ class StartForm(forms.Form):
 
 class CloseForm(forms.Form):
     findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=10_000)
+
+
+class DayCloseForm(KeyedForm):
+    day = forms.DateField(label="Gaming day")
+    secret = forms.CharField(label="Your password or PIN", widget=forms.PasswordInput, strip=False)
+
+
+class DayAdjustForm(forms.Form):
+    day = forms.DateField(label="Closed gaming day")

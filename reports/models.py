@@ -3,15 +3,22 @@
 What the app records:
 - `Report`: one run of a report, keyed by its kind and canonical parameters (`key`), so that
   asking twice, or a task delivered twice, gives one report. It carries its status, progress,
-  timings and, once done, its result as JSON.
+  timings and, once done, its result as JSON; and the casino and tables it covers, from which
+  follows who may read it.
 - `TheoreticalEdge`: Rocket's house edge for one rules configuration (decks, start, burn,
-  penetration, the assumed player strategy, the simulation's size), with its 95% confidence
-  interval and the per-seat variance the reports need, keyed by a canonical hash of that
-  configuration and computed once.
+  penetration, the assumed player strategy, the simulation's size): exact for an endless and for a
+  fresh shoe, and for the shoe as dealt (exact when it is reshuffled every hand, else simulated,
+  with its 95% confidence interval), and the per-seat variance the reports need, keyed by a
+  canonical hash of that configuration and computed once.
 - `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
 - `CountRules`: one casino's count thresholds (drop and table counts), with defaults.
 - `Investigation`: a flag raised by a variance rule or a drop box's count, which a manager closes
   with written findings.
+- `GamingDayClose`: a casino's signed close of a gaming day, holding the day's master game figures
+  as they stood (append-only, sealed in the casino's chain): they never change.
+- `DayAdjustment`: what was found for a closed day after its close (a late fill, a count
+  correction...), posted as a dated record into the next open day, referencing the closed day
+  (append-only, sealed): the closed day's figures are never edited.
 
 A report's task message is counted each time it is delivered, committed before the run starts,
 so that a report that kills its worker every time (out of memory) fails after
@@ -25,6 +32,8 @@ Edges, variances and hold are statistics, so they are floats; money (handle, win
 units in the results.
 """
 
+import hashlib
+
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -32,7 +41,13 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-DEFAULT_STRATEGY = "best"  # the house's worst case: see docs/reports.md, "Theoretical edge"
+from ledger.chain import canonical_json
+from ledger.models import AppendOnly, Sealed, utc_iso
+
+DEFAULT_STRATEGY = "best"  # the best basic strategy; not the house's worst case: docs/reports.md
+# Units the counted and the settled win of a table's day may differ by: a few low chips miscounted
+# or dropped on the floor, not a leak (docs/reports.md, "Win by the formula").
+WIN_TOLERANCE = 100
 
 
 class Report(models.Model):
@@ -40,6 +55,7 @@ class Report(models.Model):
         HOUSE_EDGE = "house_edge", "House edge (actual against theoretical)"
         STATISTICS = "statistics", "Statistics and variance rules"
         RECONCILIATION = "reconciliation", "Reconciliation (chips, cards, hands)"
+        MASTER_GAME = "master_game", "Master game report (a gaming day's table win)"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting for a worker"
@@ -77,6 +93,22 @@ class Report(models.Model):
     requested_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Who may read it follows from these, set from the parameters when it is asked for
+    # (`reports.services.runs.report_scope`, `reports.selectors.reports_seen`).
+    casino = models.ForeignKey(
+        "tables.Casino",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The casino it covers; empty when it covers several.",
+    )
+    tables = models.ManyToManyField(
+        "tables.Table",
+        blank=True,
+        related_name="+",
+        help_text="The tables it covers; none when it covers its casino as a whole.",
+    )
 
     class Meta:
         ordering = ["-requested_at", "-pk"]
@@ -103,11 +135,19 @@ class Report(models.Model):
 class TheoreticalEdge(models.Model):
     """Rocket's house edge per unit bet for one rules configuration and player strategy."""
 
+    class Method(models.TextChoices):
+        EXACT = "exact", "Exact (every hand from a fresh shoe)"
+        SIMULATED = "simulated", "Simulated (dealt through the shoe to the cut card)"
+
     config_hash = models.CharField(max_length=64, unique=True)
     game = models.CharField(max_length=20, default="rocket")
     config = models.JSONField(help_text="Decks, start, burn, penetration, strategy, players, hands, seed.")
     endless_edge = models.FloatField(help_text="Exact edge for an endless shoe (0.05 is 5%).")
-    edge = models.FloatField(help_text="Edge for this finite, cut shoe: luck-adjusted simulation.")
+    fresh_edge = models.FloatField(
+        null=True, help_text="Exact edge for a hand dealt from a freshly shuffled shoe of these decks."
+    )
+    method = models.CharField(max_length=10, choices=Method.choices, default=Method.SIMULATED)
+    edge = models.FloatField(help_text="Edge for this shoe as dealt: see `method`.")
     half_width = models.FloatField(help_text="Half-width of the edge's 95% confidence interval.")
     seat_variance = models.FloatField(help_text="Variance of one seat's result per unit bet, squared.")
     pair_covariance = models.FloatField(help_text="Covariance of two seats' results in one hand.")
@@ -119,7 +159,7 @@ class TheoreticalEdge(models.Model):
         c = self.config
         return (
             f"Rocket {c.get('decks')} decks, {c.get('start')} start, {c.get('strategy')}: "
-            f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}%"
+            f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}% ({self.method})"
         )
 
 
@@ -130,7 +170,7 @@ class VarianceRules(models.Model):
     strategy = models.CharField(
         max_length=30,
         default=DEFAULT_STRATEGY,
-        help_text="Player strategy the theoretical edge assumes: best (the house's worst case), "
+        help_text="Player strategy the theoretical edge assumes: best (the best basic strategy), "
         "always_hit, pair_cost, pair_chance, fold_at_most_K.",
     )
     z_limit = models.FloatField(
@@ -156,6 +196,11 @@ class VarianceRules(models.Model):
     )
     minimum_hands = models.PositiveIntegerField(
         default=1000, help_text="Point rules apply only to periods with at least this many hands."
+    )
+    win_tolerance = models.PositiveBigIntegerField(
+        default=WIN_TOLERANCE,
+        help_text="Flag a table's day when its win by the formula (counted drop) and its win from "
+        "settlements differ by more than this many units.",
     )
 
     class Meta:
@@ -203,6 +248,7 @@ class Investigation(models.Model):
         CONFIDENCE = "confidence", "Month's hold outside the confidence interval"
         ROLLING = "rolling", "Rolling window against lifetime"
         DROP_COUNT = "drop_count", "Counted drop against the keyed drop"
+        WIN_DIFFERENCE = "win_difference", "Win by the formula against the win from settlements"
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -249,3 +295,70 @@ class Investigation(models.Model):
         from tables.models import Game
 
         return dict(Game.choices).get(self.game, self.game)
+
+
+class GamingDayClose(Sealed, AppendOnly):
+    """A casino's gaming day, closed and signed: its master game figures, frozen.
+
+    Append-only, once per casino and day (unique), and sealed in the casino's chain when written
+    (the seal holds the SHA-256 of the figures, so a figure changed afterwards is named by
+    `verify_ledger`).
+    """
+
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="day_closes")
+    day = models.DateField(help_text="The gaming day closed.")
+    figures = models.JSONField(help_text="The day's master game figures as they stood at the close.")
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    method = models.CharField(max_length=10, help_text="How the signer re-authenticated: password or pin.")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-day"]
+        constraints = [models.UniqueConstraint(fields=["casino", "day"], name="one_close_per_casino_and_day")]
+
+    def __str__(self):
+        return f"{self.casino}: gaming day {self.day} closed"
+
+    def seal_content(self) -> dict:
+        return {
+            "casino": self.casino_id,
+            "day": self.day.isoformat(),
+            "figures_sha256": hashlib.sha256(canonical_json(self.figures).encode()).hexdigest(),
+            "signed_by": self.signed_by_id,
+            "method": self.method,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
+
+
+class DayAdjustment(Sealed, AppendOnly):
+    """A change to a closed day's figures for one table, found after the close, posted into `day`
+    (the next gaming day not closed) with a reference to the closed day. Append-only and sealed."""
+
+    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="day_adjustments")
+    closed = models.ForeignKey(GamingDayClose, on_delete=models.PROTECT, related_name="adjustments")
+    day = models.DateField(help_text="The open gaming day the adjustment is posted into.")
+    table = models.ForeignKey("tables.Table", on_delete=models.PROTECT, related_name="day_adjustments")
+    changes = models.JSONField(help_text='Figure to change in units, e.g. {"fills": 500, "win": -500}.')
+    memo = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.table}: adjustment of {self.closed.day} posted into {self.day}"
+
+    def seal_content(self) -> dict:
+        return {
+            "casino": self.casino_id,
+            "closed": self.closed_id,
+            "day": self.day.isoformat(),
+            "table": self.table_id,
+            "changes": {str(name): int(delta) for name, delta in self.changes.items()},
+            "memo": self.memo,
+            "created_by": self.created_by_id,
+            "at": utc_iso(self.at),
+        }

@@ -35,7 +35,8 @@ from django.db.models.functions import Coalesce
 
 from ledger.models import Account, Posting, Transaction
 from reports.periods import gaming_day_of
-from tables.models import Hand, Shift
+from tables.models import Hand, Shift, Table
+from tables.selectors import casinos_visible_to, in_casinos_seen, sees_everything, tables_visible_to
 
 GROUPS = ("game", "table", "day", "dealer", "shift")
 
@@ -235,8 +236,38 @@ def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict
     return [{**row, **{k: int(row[k] or 0) for k in ("drop", "win", "rake")}} for row in rows]
 
 
-def reports_seen(records: QuerySet, user) -> QuerySet:
-    """Reports or investigations as `user` sees them: all, for whoever holds `reports.view_report`
-    (pit managers, auditors, administrators); none for anyone else, so the pages and the API answer
-    their ids 404, as ids that do not exist."""
-    return records if user.has_perm("reports.view_report") else records.none()
+def reports_seen(reports: QuerySet, user) -> QuerySet:
+    """Reports as `user` sees them, for the pages, the API and the admin alike: none without
+    `reports.view_report` (dealers); every one for whoever reads every casino; otherwise those
+    of a casino they read (`casinos_visible_to`: a pit manager's is the casino of the pit they are
+    on shift in) whose tables, if it names any, are all tables they see. So a pit manager reads
+    their casino's casino-wide reports and the reports of their own pit's tables; a report over
+    a table of another pit, or over several casinos, is not theirs. An id they do not see answers
+    404, as an id that does not exist."""
+    if not user.has_perm("reports.view_report"):
+        return reports.none()
+    if sees_everything(user):
+        return reports
+    outside = Table.objects.exclude(pk__in=tables_visible_to(user).values("pk"))
+    return reports.filter(casino__in=casinos_visible_to(user)).exclude(tables__in=outside)
+
+
+def casino_records_seen(records: QuerySet, user, casino: str = "casino") -> QuerySet:
+    """Casino-wide records read as reports are (casinos themselves with `casino="pk"`, their closed
+    gaming days): none without `reports.view_report`; those of the casinos `user` reads."""
+    if not user.has_perm("reports.view_report"):
+        return records.none()
+    return in_casinos_seen(records, user, casino)
+
+
+def investigations_seen(investigations: QuerySet, user) -> QuerySet:
+    """Investigations as `user` sees them: none without `reports.view_report`; every one for
+    whoever reads every casino; otherwise those of the tables they see, and those of a game
+    (no table: casino-wide) in a casino they read."""
+    if not user.has_perm("reports.view_report"):
+        return investigations.none()
+    if sees_everything(user):
+        return investigations
+    return investigations.filter(
+        Q(table__in=tables_visible_to(user)) | Q(table=None, casino__in=casinos_visible_to(user))
+    )

@@ -55,8 +55,9 @@ def end_of_shift() -> list[int]:
 
 @shared_task(name="reports.end_of_day", acks_late=True)
 def end_of_day(day: str | None = None) -> list[int]:
-    """After the gaming day closes: statistics and house edge per casino, reconciliation per table
-    that dealt (beat, daily). `day` (YYYY-MM-DD) defaults to the day that just closed."""
+    """After the gaming day closes: statistics, house edge and master game per casino,
+    reconciliation per table that dealt (beat, daily). `day` (YYYY-MM-DD) defaults to the day that
+    just closed."""
     day = day or (gaming_day(timezone.now()) - timedelta(days=1)).isoformat()
     reports = []
     for casino in Casino.objects.order_by("pk").values_list("pk", flat=True):
@@ -66,6 +67,7 @@ def end_of_day(day: str | None = None) -> list[int]:
                 kind=Report.Kind.HOUSE_EDGE, params={"casino": casino, "date_from": day, "date_to": day}
             )
         )
+        reports.append(report_request(kind=Report.Kind.MASTER_GAME, params={"casino": casino, "date": day}))
     start, end = days_bounds(date.fromisoformat(day), date.fromisoformat(day))
     dealt = Hand.objects.filter(settled_at__gte=start, settled_at__lt=end).values_list("table", flat=True)
     for table in sorted(set(dealt.distinct())):

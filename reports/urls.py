@@ -13,6 +13,9 @@ urlpatterns = [
     path("<int:pk>/progress/", views.report_progress, name="progress"),
     path("<int:pk>/csv/", views.report_csv, name="csv"),
     path("<int:pk>/chart.svg", views.report_chart, name="chart"),
+    path("days/<int:casino_id>/", views.day_list, name="days"),
+    path("days/<int:casino_id>/close/", views.day_close, name="day_close"),
+    path("days/<int:casino_id>/adjust/", views.day_adjust, name="day_adjust"),
     path("investigations/", views.investigation_list, name="investigations"),
     path("investigations/<int:pk>/close/", views.investigation_close_view, name="close"),
 ]

@@ -1,10 +1,16 @@
 """Report pages: start a report, watch its progress, open it, download it; investigations.
 
 Who: pit managers and auditors (anyone holding `reports.view_report`); a dealer is refused (403) the
-lists and the start form, and a report or investigation id is 404 for them, as an id that does not
-exist (`casino.web.fetch_seen`, `reports.selectors.reports_seen`).
+lists and the start form. Each user lists, opens and acts on the reports and investigations of
+their scope only (`reports.selectors.reports_seen`, `investigations_seen`: a pit manager their
+pit's tables and their casino's casino-wide reports, an auditor limited to one casino that casino);
+any other id is 404, as an id that does not exist (`casino.web.fetch_seen`), and the start form
+offers and accepts only the casinos and tables they read.
 Running a report changes no record of the floor, so an auditor, who changes nothing, may run one.
-Only a supervisor closes an investigation (the service says so, 403). Progress is polled with htmx;
+Only a supervisor closes an investigation (the service says so, 403). Gaming days
+(/reports/days/<casino>/): anyone who reads reports sees a casino's days and their closes; only a
+pit manager on shift in one of its pits closes one (signed with their password or PIN) or posts
+what was found since (`reports.services.day_close`, 403 for anyone else). Progress is polled with htmx;
 no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
 """
 
@@ -14,15 +20,21 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from casino.errors import DomainError, NotAllowed
-from casino.web import Pages, fetch_seen, nothing
+from casino.web import FreshKeys, Pages, device, fetch_seen, nothing
 from reports.charts import hold_chart_svg
 from reports.exports import report_filename, report_rows
-from reports.forms import CloseForm, StartForm
+from reports.forms import CloseForm, DayAdjustForm, DayCloseForm, StartForm
 from reports.models import Investigation, Report
-from reports.selectors import reports_seen
-from reports.services import investigation_close, report_request
+from reports.periods import today
+from reports.selectors import casino_records_seen, investigations_seen, reports_seen
+from reports.services import gaming_day_adjust, gaming_day_close, investigation_close, report_request
+from reports.services.day_close import check_may_close
+from reports.services.master_game import days_shown, master_game_shown
+from tables.models import Casino
+from tables.services import SignatureGiven
 
 RECENT = 50  # reports listed on the start page
+DAYS_SHOWN = 14  # gaming days listed on a casino's close page
 PERIODS = [("day", "Day"), ("mtd", "Month to date"), ("ytd", "Year to date")]
 
 
@@ -36,8 +48,9 @@ def refused(request, error: NotAllowed) -> HttpResponse:
 
 
 def render_list(request, form: StartForm, status: int = 200) -> HttpResponse:
-    reports = Report.objects.select_related("requested_by")[:RECENT]
-    return render(request, "reports/list.html", {"reports": reports, "form": form}, status=status)
+    reports = reports_seen(Report.objects.select_related("requested_by"), request.user)[:RECENT]
+    context = {"reports": reports, "form": form.offer(request.user)}
+    return render(request, "reports/list.html", context, status=status)
 
 
 def start_failed(request, _, error: DomainError, form: StartForm) -> HttpResponse:
@@ -75,6 +88,8 @@ REPORT = Pages(fetch=report_fetch(), check=check_reports, refused=refused)
 @REPORT.page()
 def report_detail(request, report: Report):
     context = {"report": report, "result": report.result, "periods": PERIODS}
+    if report.kind == Report.Kind.MASTER_GAME and report.result:
+        context.update(master_game_shown(report))
     return render(request, f"reports/detail_{report.kind}.html", context)
 
 
@@ -107,7 +122,9 @@ def report_chart(request, report: Report):
 
 
 def render_investigations(request, *, error: str = "", status: int = 200) -> HttpResponse:
-    investigations = Investigation.objects.select_related("table", "closed_by", "report")
+    investigations = investigations_seen(
+        Investigation.objects.select_related("table", "closed_by", "report"), request.user
+    )
     shown = request.GET.get("status", Investigation.Status.OPEN)
     if shown in Investigation.Status.values:
         investigations = investigations.filter(status=shown)
@@ -122,7 +139,7 @@ def render_investigations(request, *, error: str = "", status: int = 200) -> Htt
 
 
 INVESTIGATION = Pages(
-    fetch=fetch_seen(lambda user: reports_seen(Investigation.objects.all(), user), pk="pk"),
+    fetch=fetch_seen(lambda user: investigations_seen(Investigation.objects.all(), user), pk="pk"),
     check=check_reports,
     refused=refused,
     failed=lambda request, _, error, form: render_investigations(
@@ -141,3 +158,63 @@ def investigation_close_view(request, investigation: Investigation, form: CloseF
     return investigation_close(
         investigation=investigation, findings=form.cleaned_data["findings"], by=request.user
     )
+
+
+# Gaming days: the master game report's days, closed and signed by a pit manager
+
+
+def render_days(request, casino: Casino, *, error: str = "", status: int = 200) -> HttpResponse:
+    try:
+        check_may_close(request.user, casino)
+        may_close = True
+    except NotAllowed:
+        may_close = False
+    context = {
+        "casino": casino,
+        "days": days_shown(casino.pk, today(), DAYS_SHOWN),
+        "may_close": may_close,
+        "error": error,
+        "fresh": FreshKeys(),
+    }
+    return render(request, "reports/days.html", context, status=status)
+
+
+DAYS = Pages(
+    fetch=fetch_seen(lambda user: casino_records_seen(Casino.objects.all(), user, "pk"), pk="casino_id"),
+    check=check_reports,
+    refused=refused,
+    failed=lambda request, casino, error, form: render_days(
+        request, casino, error=error.message, status=error.status
+    ),
+)
+
+
+@DAYS.page()
+def day_list(request, casino: Casino):
+    return render_days(request, casino)
+
+
+@DAYS.action(
+    DayCloseForm,
+    check=check_may_close,
+    done=lambda request, close: redirect("reports:days", close.casino_id),
+    sensitive=("secret",),
+)
+def day_close(request, casino: Casino, form: DayCloseForm):
+    data = form.cleaned_data
+    return gaming_day_close(
+        casino=casino,
+        day=data["day"],
+        by=request.user,
+        signature=SignatureGiven(request.user.get_username(), data["secret"]),
+        device=device(request),
+        key=data["key"],
+    )
+
+
+@DAYS.action(
+    DayAdjustForm, check=check_may_close, done=lambda request, casino: redirect("reports:days", casino.pk)
+)
+def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
+    gaming_day_adjust(casino=casino, day=form.cleaned_data["day"], by=request.user)
+    return casino

@@ -2,7 +2,9 @@
 
 Administrators edit the floor here: casinos; pits and tables through the services that check and
 audit them (`pit_create`, `table_create`, `table_settings_change`); nothing of the floor is deleted.
-Shifts are the pit's. Everything written by the table services (shoes, seats, hands, cards, card
+They also set the casino an auditor is limited to (`StaffCasino`, audited); shifts are the pit's.
+An auditor limited to one casino sees only its rows in every list, record page and CSV export
+(`casino.admin_scope`). Everything written by the table services (shoes, seats, hands, cards, card
 corrections, decisions, incidents and their findings, approvals, slips, signatures, counts, drop
 boxes, their custody and counts) is read-only for everyone, superusers included: an edit here would
 skip the locks, the ledger, the hash chain or dual control. Every list filters by what applies of
@@ -12,12 +14,17 @@ table, pit, game, dealer and date, loads its related rows in the same query, and
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.auth import get_user_model
 from django.db.models import Case, CharField, F, JSONField, Q, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
 
 from casino.admin_csv import CsvExportMixin
+from casino.admin_scope import CasinoScoped, within_limit
+from casino.audit import audit_record
 from casino.errors import DomainError
+from casino.models import AuditEvent
+from casino.roles import AUDITOR
 from ledger.admin import RecordAdmin
 
 from .models import (
@@ -43,6 +50,7 @@ from .models import (
     Signature,
     Slip,
     SlipCounter,
+    StaffCasino,
     Table,
     TableCount,
 )
@@ -50,6 +58,7 @@ from .services import pit_create, table_create, table_settings_change
 from .services.settings import SETTINGS
 
 RECENT_SHIFTS = 20  # shifts offered in the hands' "shift" filter; any other is reached from Shift
+TABLE_CASINO = "table__pit__casino"  # from a record at a table to its casino (`casino_paths`)
 
 
 def related_only(field: str):
@@ -61,7 +70,8 @@ def related_only(field: str):
 
 
 @admin.register(Casino)
-class CasinoAdmin(CsvExportMixin, admin.ModelAdmin):
+class CasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    casino_paths = ("pk",)
     list_display = ["name"]
     search_fields = ["name"]
 
@@ -113,12 +123,13 @@ class PitForm(ServiceForm):
 
 
 @admin.register(Pit)
-class PitAdmin(ServiceAdmin):
+class PitAdmin(CasinoScoped, ServiceAdmin):
     """Pits are created here (`pit_create`, audited); a pit is never renamed or deleted."""
 
+    casino_paths = ("casino",)
     form = PitForm
     list_display = ["name", "casino"]
-    list_filter = ["casino"]
+    list_filter = [related_only("casino")]
     list_select_related = ["casino"]
     search_fields = ["name", "casino__name"]
 
@@ -148,9 +159,10 @@ class TableForm(ServiceForm):
 
 
 @admin.register(Table)
-class TableAdmin(ServiceAdmin):
+class TableAdmin(CasinoScoped, ServiceAdmin):
     """Tables are created and their settings changed through the services; pit and name stay."""
 
+    casino_paths = ("pit__casino",)
     form = TableForm
     list_display = [
         "name",
@@ -161,7 +173,7 @@ class TableAdmin(ServiceAdmin):
         "chip_unit_cents",
         "payout_approval_threshold",
     ]
-    list_filter = ["game", "pit__casino", "pit"]
+    list_filter = ["game", related_only("pit__casino"), related_only("pit")]
     list_select_related = ["pit__casino"]
     search_fields = ["name", "pit__name"]
 
@@ -169,12 +181,61 @@ class TableAdmin(ServiceAdmin):
         return ["pit", "name"] if obj is not None else []
 
 
+@admin.register(StaffCasino)
+class StaffCasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    """Administrators hold an auditor to one casino here (or lift it by deleting the row); every
+    change goes to the audit log, with the auditor and the casino (none once lifted)."""
+
+    casino_paths = ("casino",)
+    list_display = ["user", "casino"]
+    list_filter = [related_only("casino")]
+    list_select_related = ["user", "casino"]
+    search_fields = ["user__username", "casino__name"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user":  # only an auditor reads without a shift, so only one is held
+            kwargs["queryset"] = get_user_model().objects.filter(groups__name=AUDITOR).order_by("username")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self.audit(request, obj, obj.casino.name)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        self.audit(request, obj, None)
+
+    def delete_queryset(self, request, queryset):
+        lifted = list(queryset.select_related("user"))
+        super().delete_queryset(request, queryset)
+        for obj in lifted:
+            self.audit(request, obj, None)
+
+    def audit(self, request, obj: StaffCasino, casino: str | None) -> None:
+        audit_record(
+            action=AuditEvent.Action.AUDITOR_CASINO,
+            user=request.user,
+            auditor=obj.user.get_username(),
+            casino=casino,
+        )
+
+
 @admin.register(Shift)
 class ShiftAdmin(RecordAdmin):
     """Read-only: the pit runs shifts (`tables.services.shifts`), which check and audit each change."""
 
+    casino_paths = ("table__pit__casino", "pit__casino")
+
     list_display = [
-        "user", "table", "pit", "started_at", "started_by", "ended_at", "ended_reason", "ended_by", "hands"
+        "user",
+        "table",
+        "pit",
+        "started_at",
+        "started_by",
+        "ended_at",
+        "ended_reason",
+        "ended_by",
+        "hands",
     ]
     list_filter = [
         ("ended_at", admin.EmptyFieldListFilter),
@@ -201,6 +262,7 @@ class ShiftAdmin(RecordAdmin):
 
 @admin.register(Shoe)
 class ShoeAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = [
         "table",
         "decks",
@@ -249,6 +311,7 @@ class ShoeAdmin(RecordAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["table", "number"]
     list_filter = ["table__game", related_only("table__pit"), related_only("table")]
     list_select_related = ["table"]
@@ -257,6 +320,7 @@ class SeatAdmin(RecordAdmin):
 
 @admin.register(SeatSession)
 class SeatSessionAdmin(RecordAdmin):
+    casino_paths = ("seat__table__pit__casino",)
     list_display = ["seat", "player_name", "buy_in", "started_at", "ended_at", "started_by"]
     list_filter = [
         ("ended_at", admin.EmptyFieldListFilter),
@@ -278,7 +342,8 @@ class HandShiftFilter(admin.SimpleListFilter):
     parameter_name = "shift"
 
     def lookups(self, request, model_admin):
-        shifts = Shift.objects.exclude(table=None).select_related("user", "table").order_by("-started_at")
+        shifts = within_limit(Shift.objects.exclude(table=None), request.user, (TABLE_CASINO,))
+        shifts = shifts.select_related("user", "table").order_by("-started_at")
         return [
             (str(s.pk), f"{s.user} at {s.table}, {s.started_at:%Y-%m-%d %H:%M}")
             for s in shifts[:RECENT_SHIFTS]
@@ -298,6 +363,7 @@ class HandShiftFilter(admin.SimpleListFilter):
 
 @admin.register(Hand)
 class HandAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["__str__", "game", "status", "started_at", "settled_at", "started_by", "seq"]
     list_filter = [
         "game",
@@ -315,6 +381,7 @@ class HandAdmin(RecordAdmin):
 
 @admin.register(CardEvent)
 class CardEventAdmin(RecordAdmin):
+    casino_paths = ("shoe__table__pit__casino",)
     list_display = [
         "hand",
         "seq",
@@ -342,6 +409,7 @@ class CardEventAdmin(RecordAdmin):
 
 @admin.register(CardCorrection)
 class CardCorrectionAdmin(RecordAdmin):
+    casino_paths = ("hand__table__pit__casino",)
     list_display = [
         "hand",
         "seq",
@@ -370,6 +438,7 @@ class CardCorrectionAdmin(RecordAdmin):
 
 @admin.register(Recycle)
 class RecycleAdmin(RecordAdmin):
+    casino_paths = ("shoe__table__pit__casino",)
     list_display = ["hand", "seq", "shoe", "shoe_position", "cards", "burned", "by", "device", "at"]
     list_filter = [
         "shoe__kind",
@@ -404,6 +473,7 @@ class RecycleAdmin(RecordAdmin):
 
 @admin.register(Decision)
 class DecisionAdmin(RecordAdmin):
+    casino_paths = ("hand__table__pit__casino",)
     list_display = ["hand", "seq", "seat", "action", "by", "device", "at"]
     list_filter = [
         "hand__game",
@@ -419,6 +489,7 @@ class DecisionAdmin(RecordAdmin):
 
 @admin.register(Incident)
 class IncidentAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["at", "kind", "table", "hand", "by", "device", "detail"]
     list_filter = [
         "kind",
@@ -435,6 +506,7 @@ class IncidentAdmin(RecordAdmin):
 
 @admin.register(ApprovalRequest)
 class ApprovalRequestAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = [
         "requested_at",
         "kind",
@@ -472,6 +544,7 @@ class IdempotentRequestAdmin(RecordAdmin):
 
 @admin.register(Slip)
 class SlipAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["__str__", "kind", "status", "table", "amount", "created_by", "created_at"]
     list_filter = [
         "kind",
@@ -490,11 +563,13 @@ class SlipAdmin(RecordAdmin):
 
 @admin.register(SlipCounter)
 class SlipCounterAdmin(RecordAdmin):
+    casino_paths = None  # the year's last serial: of no one casino, and no figure
     list_display = ["year", "last"]
 
 
 @admin.register(Signature)
 class SignatureAdmin(RecordAdmin):
+    casino_paths = ("slip__table__pit__casino",)
     list_display = ["slip", "user", "role", "method", "device", "at"]
     list_filter = [
         "role",
@@ -512,6 +587,7 @@ class SignatureAdmin(RecordAdmin):
 
 @admin.register(TableCount)
 class TableCountAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["table", "kind", "slip", "counted", "expected", "difference", "at"]
     list_filter = ["kind", "table__game", related_only("table__pit"), related_only("table"), "at"]
     list_select_related = ["table", "slip"]
@@ -521,6 +597,7 @@ class TableCountAdmin(RecordAdmin):
 
 @admin.register(DropBox)
 class DropBoxAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
     list_display = ["table", "number", "opener", "attached_at", "attached_by"]
     list_filter = ["table__game", related_only("table__pit"), related_only("table"), "attached_at"]
     list_select_related = ["table", "opener__table", "attached_by"]
@@ -530,6 +607,7 @@ class DropBoxAdmin(RecordAdmin):
 
 @admin.register(DropCustody)
 class DropCustodyAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
     list_display = ["box", "step", "by", "device", "at"]
     list_filter = [
         "step", related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"
@@ -541,6 +619,7 @@ class DropCustodyAdmin(RecordAdmin):
 
 @admin.register(DropCount)
 class DropCountAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
     list_display = ["box", "round", "counter", "total", "denominations", "by", "at"]
     list_filter = [related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"]
     list_select_related = ["box__table", "by"]
@@ -550,6 +629,7 @@ class DropCountAdmin(RecordAdmin):
 
 @admin.register(CountedDrop)
 class CountedDropAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
     list_display = ["box", "counted", "expected", "difference", "round", "transaction", "at"]
     list_filter = [related_only("box__table__pit"), related_only("box__table"), "at"]
     list_select_related = ["box__table", "transaction"]
@@ -559,6 +639,7 @@ class CountedDropAdmin(RecordAdmin):
 
 @admin.register(IncidentFinding)
 class IncidentFindingAdmin(RecordAdmin):
+    casino_paths = ("incident__table__pit__casino",)
     list_display = ["incident", "findings", "by", "at"]
     list_filter = ["incident__kind", related_only("incident__table"), related_only("by"), "at"]
     list_select_related = ["incident__table", "by"]

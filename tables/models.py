@@ -579,6 +579,28 @@ class Shift(models.Model):
         return f"{self.user} at {self.table or self.pit}"
 
 
+class StaffCasino(models.Model):
+    """An auditor held to one casino: they read that casino's tables, hands, slips, ledger, reports
+    and investigations, and nothing of any other (`tables.selectors.casino_limit`). An auditor
+    without one reads every casino. Administrators set it in the admin; each change is audited.
+
+    Kept here rather than as a field of the user: `casino.User` comes before the floor in the
+    migrations (the floor's records point at users), so the user cannot point back at a casino.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_casino"
+    )
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = "auditor's casino"
+        verbose_name_plural = "auditors' casinos"
+
+    def __str__(self):
+        return f"{self.user} reads {self.casino} only"
+
+
 class Incident(AppendOnly):
     """Something at a table an auditor must see: a rank the shoe could not hold, and the like."""
 

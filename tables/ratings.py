@@ -20,6 +20,9 @@ player has none). Counted:
   for a player who always hits against an 8-deck shoe (docs/simulation.md: 5.30% +/- 0.05%), and
   the pot games' is 0: the house banks no bet there and takes no rake.
 
+Both are kept to the tables the reader sees (the pit's page passes them): play elsewhere is
+neither counted nor hinted at.
+
 A dealer's pace covers their shifts at tables: hands finished (settled or voided) at the table
 while their shift lasted, per hour on shift, and voids per hundred of those hands.
 """
@@ -49,7 +52,7 @@ from django.utils import timezone
 
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
-from tables.models import Game, Hand, SeatSession, Shift
+from tables.models import Game, Hand, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
 # Rocket, always hit, 8 decks: the simulated edge (docs/simulation.md). Pot games: the house banks
@@ -102,13 +105,17 @@ def house_edges() -> dict[str, Decimal]:
     return {game: Decimal(str(configured.get(game, DEFAULT_HOUSE_EDGE.get(game, 0)))) for game in Game.values}
 
 
-def player_rating(name: str, *, now=None) -> PlayerRating:
-    """The rating of the player called `name` over all their recorded play."""
+def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None) -> PlayerRating:
+    """The rating of the player called `name` over all their recorded play at `tables` (every
+    table if None): a pit manager rates what was played in their pit, and a player nobody there
+    has seen gets the same empty rating as a name never seated anywhere."""
     name = name.strip()
     if not name:
         raise DomainError("An unrated player has no name to rate.")
     now = now or timezone.now()
     sessions = SeatSession.objects.filter(player_name__iexact=name)
+    if tables is not None:
+        sessions = sessions.filter(seat__table__in=tables)
     stay = sessions.aggregate(count=Count("pk"), time=Sum(_length("started_at", "ended_at", now)))
     hands = hands_played(sessions)
     bets = _bets_by_game(sessions, hands)
@@ -189,10 +196,13 @@ def _result(sessions: QuerySet[SeatSession]) -> int:
     return net or 0
 
 
-def dealer_pace(dealer, *, now=None) -> DealerPace:
-    """Hands per hour and voids per hundred hands over `dealer`'s shifts at tables."""
+def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> DealerPace:
+    """Hands per hour and voids per hundred hands over `dealer`'s shifts at `tables` (at every
+    table if None)."""
     now = now or timezone.now()
     shifts = Shift.objects.filter(user=dealer, table__isnull=False)
+    if tables is not None:
+        shifts = shifts.filter(table__in=tables)
     time = shifts.aggregate(time=Sum(_length("started_at", "ended_at", now)))["time"] or timedelta(0)
     during = shifts.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at")).filter(
         Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at"))

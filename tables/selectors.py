@@ -5,7 +5,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 
 from casino.errors import NotAllowed
-from tables.models import DropBox, Shift, Table
+from tables.models import Casino, DropBox, Pit, Shift, StaffCasino, Table
 
 
 def open_shifts(user) -> QuerySet[Shift]:
@@ -14,10 +14,12 @@ def open_shifts(user) -> QuerySet[Shift]:
 
 def tables_visible_to(user) -> QuerySet[Table]:
     """Dealers see the tables they are on shift at; pit managers the tables of
-    the pit they are on shift in; auditors and administrators every table."""
+    the pit they are on shift in; auditors and administrators every table (an auditor
+    limited to one casino, that casino's tables). Off shift, floor staff see none."""
     tables = Table.objects.select_related("pit__casino").order_by("pit__name", "name")
     if sees_every_table(user):
-        return tables
+        limit = casino_limit(user)
+        return tables if limit is None else tables.filter(pit__casino_id=limit)
     shifts = open_shifts(user)
     return tables.filter(
         Q(pk__in=shifts.exclude(table=None).values("table"))
@@ -33,10 +35,44 @@ def at_tables_seen(records: QuerySet, user, table: str = "table") -> QuerySet:
 
 
 def sees_every_table(user) -> bool:
-    """Auditors (who read everything) and superusers; floor staff see their shift's tables."""
+    """Auditors (who read everything) and superusers; floor staff see their shift's tables.
+    An auditor may be limited to one casino (`casino_limit`): every table there."""
     return user.is_superuser or (
         user.has_perm("tables.view_table") and not user.has_perm("tables.deal_table")
     )
+
+
+def casino_limit(user) -> int | None:
+    """The casino an auditor is held to (`StaffCasino`), or None: every casino. Superusers are
+    never held (they could lift it themselves)."""
+    if user.is_superuser or not user.is_authenticated:
+        return None
+    return StaffCasino.objects.filter(user=user).values_list("casino_id", flat=True).first()
+
+
+def sees_everything(user) -> bool:
+    """Whoever reads every casino: records that belong to no one casino (a report over several)
+    are theirs alone."""
+    return sees_every_table(user) and casino_limit(user) is None
+
+
+def casinos_visible_to(user) -> QuerySet[Casino]:
+    """The casinos whose casino-wide records (statistics, house edge of a whole casino, an
+    investigation of a game, the cage's accounts) `user` reads: every casino for an auditor (the
+    one they are limited to, if they are), the casino of each pit a pit manager is on shift in,
+    none for a dealer or anyone off shift."""
+    casinos = Casino.objects.order_by("name")
+    if sees_every_table(user):
+        limit = casino_limit(user)
+        return casinos if limit is None else casinos.filter(pk=limit)
+    return casinos.filter(pk__in=Pit.objects.filter(pk__in=supervised_pits(user)).values("casino"))
+
+
+def in_casinos_seen(records: QuerySet, user, casino: str = "casino") -> QuerySet:
+    """`records` (`casino` is the path to their casino) kept to those of the casinos `user` reads."""
+    if sees_everything(user):
+        return records
+    return records.filter(**{f"{casino}__in": casinos_visible_to(user)})
 
 
 def user_can_deal(user, table: Table) -> bool:

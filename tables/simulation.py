@@ -7,6 +7,11 @@ mid-hand). Rocket runs on the fast path by default (`tables.games.rocket_fast`,
 tested equal to the checked engine) or, with `checked=True`, through the checked
 engine like every other game. Results come with a 95% confidence interval.
 
+Hands dealt from one shoe are not independent (they share its composition), so
+Rocket's intervals treat each shoe as one sample (a cluster): a shoe is the hands
+dealt between two shuffles, a mid-hand refill counting as a shuffle. Without
+this, luck-adjusted intervals for 8 decks were 1.4 to 1.9 times too narrow.
+
 Reproducibility: with a seed, hands are split into fixed chunks (`chunk_size`),
 chunk i shuffles with `random.Random(f"{seed}:{i}")`, so a run
 gives the same figures whatever the number of workers. Without a seed every
@@ -346,6 +351,25 @@ class RunSpec:
 
 
 @dataclass
+class ShoeSums:
+    """Per-shoe sums for Rocket's clustered intervals, added across chunks: `count` shoes;
+    for each shoe s its hands n_s, the house's total y_s and the luck-adjusted total a_s,
+    kept as sums of n_s^2, y_s^2, y_s n_s, a_s^2 and a_s n_s."""
+
+    count: int = 0
+    hands_sq: int = 0
+    house_sq: int = 0
+    house_hands: int = 0
+    adjusted_sq: float = 0.0
+    adjusted_hands: float = 0.0
+
+    def add(self, other: ShoeSums) -> ShoeSums:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+
+@dataclass
 class Tally:
     """Sums over simulated hands, added across chunks. `house` is what the house won
     (Rocket); `pot` what went into the pot (pot games); `games` counts whole games
@@ -366,11 +390,52 @@ class Tally:
     adjusted_sq: float = 0.0
     shuffles: int = 0
     refills: int = 0
+    shoes: ShoeSums = field(default_factory=ShoeSums)
 
     def add(self, other: Tally) -> Tally:
         for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+            if name != "shoes":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.shoes.add(other.shoes)
         return self
+
+
+class ShoeCounter:
+    """Adds a chunk's hands to its shoes: call `start` after `SimShoe.begin_hand`, `hand` with
+    each played hand's results, `close` at the end."""
+
+    def __init__(self, shoe: SimShoe, sums: ShoeSums):
+        self.shoe, self.sums = shoe, sums
+        self.epoch = shoe.shuffles + shoe.refills
+        self.hands = self.house = 0
+        self.adjusted = 0.0
+
+    def start(self) -> None:
+        """A hand begins: after a shuffle or a refill it begins a new shoe (so a hand that ran
+        the shoe dry stays with the shoe it started in)."""
+        epoch = self.shoe.shuffles + self.shoe.refills
+        if epoch != self.epoch:
+            self.close()
+            self.epoch = epoch
+
+    def hand(self, house: int, adjusted: float = 0.0, weight: int = 1) -> None:
+        """A played hand's results; `weight` is what it adds to the estimate's denominator
+        (one hand, or the units it bet for an edge per unit bet when bets vary)."""
+        self.hands += weight
+        self.house += house
+        self.adjusted += adjusted
+
+    def close(self) -> None:
+        if self.hands:
+            n, y, a, sums = self.hands, self.house, self.adjusted, self.sums
+            sums.count += 1
+            sums.hands_sq += n * n
+            sums.house_sq += y * y
+            sums.house_hands += y * n
+            sums.adjusted_sq += a * a
+            sums.adjusted_hands += a * n
+        self.hands = self.house = 0
+        self.adjusted = 0.0
 
 
 @dataclass(frozen=True)
@@ -387,13 +452,28 @@ class Estimate:
 def estimate(total: float, total_sq: float, n: int, scale: float = 1.0) -> Estimate:
     """Mean and 95% half-width of n samples from their sum and sum of squares, divided by `scale`.
 
-    Hands are treated as independent; hands dealt from one shoe are very weakly
-    dependent through the cards left, which this ignores."""
+    For independent samples (pot games: every game from a fresh deck). Rocket's hands share
+    their shoe: see `clustered_estimate`."""
     if n == 0:
         return Estimate(math.nan, math.nan)
     mean = total / n
     variance = max(total_sq / n - mean * mean, 0.0) * n / max(n - 1, 1)
     return Estimate(mean / scale, Z95 * math.sqrt(variance / n) / scale)
+
+
+def clustered_estimate(
+    total: float, n: int, shoes: int, total_sq: float, total_n: float, n_sq: int, scale: float = 1.0
+) -> Estimate:
+    """Mean per hand and its 95% half-width when the hands come in shoes (clusters), divided
+    by `scale`: the ratio estimator r = sum y_s / sum n_s over `shoes` shoes, with variance
+    shoes / (shoes - 1) * sum (y_s - r n_s)^2 / n^2, from sum y_s^2 (`total_sq`), sum y_s n_s
+    (`total_n`) and sum n_s^2 (`n_sq`)."""
+    if n == 0 or shoes < 2:
+        return Estimate(total / n / scale if n else math.nan, math.nan)
+    mean = total / n
+    spread = max(total_sq - 2 * mean * total_n + mean * mean * n_sq, 0.0)
+    variance = spread * shoes / (shoes - 1) / (n * n)
+    return Estimate(mean / scale, Z95 * math.sqrt(variance) / scale)
 
 
 @dataclass(frozen=True)
@@ -414,24 +494,38 @@ class Report:
     def cards_per_hand(self) -> float:
         return self.tally.cards / self.tally.hands if self.tally.hands else math.nan
 
-    def _house(self) -> tuple[float, float]:
-        t = self.tally
-        return (t.adjusted, t.adjusted_sq) if self.spec.adjusted else (t.house, t.house_sq)
+    def _edge(self, adjusted: bool, scale: float = 1.0) -> Estimate:
+        """Rocket's house result per hand, clustered by shoe."""
+        t, shoes = self.tally, self.tally.shoes
+        if adjusted:
+            sums = (t.adjusted, shoes.adjusted_sq, shoes.adjusted_hands)
+        else:
+            sums = (t.house, shoes.house_sq, shoes.house_hands)
+        return clustered_estimate(sums[0], t.hands, shoes.count, *sums[1:], shoes.hands_sq, scale)
 
     @property
     def edge_per_hand(self) -> Estimate:
-        return estimate(*self._house(), self.tally.hands)
+        return self._edge(self.spec.adjusted)
 
     @property
     def edge_per_unit(self) -> Estimate:
-        bet_per_hand = self.tally.bet / self.tally.hands if self.tally.hands else 1
-        return estimate(*self._house(), self.tally.hands, bet_per_hand)
+        return self._edge(self.spec.adjusted, self._bet_per_hand)
 
     @property
     def plain_edge_per_unit(self) -> Estimate:
         """The edge from the hands' real results, whatever the method."""
-        bet_per_hand = self.tally.bet / self.tally.hands if self.tally.hands else 1
-        return estimate(self.tally.house, self.tally.house_sq, self.tally.hands, bet_per_hand)
+        return self._edge(False, self._bet_per_hand)
+
+    @property
+    def naive_edge_per_unit(self) -> Estimate:
+        """The edge's interval as if every hand were independent of its shoe (too narrow)."""
+        t = self.tally
+        sums = (t.adjusted, t.adjusted_sq) if self.spec.adjusted else (t.house, t.house_sq)
+        return estimate(*sums, t.hands, self._bet_per_hand)
+
+    @property
+    def _bet_per_hand(self) -> float:
+        return self.tally.bet / self.tally.hands if self.tally.hands else 1
 
     @property
     def pot(self) -> Estimate:
@@ -455,7 +549,8 @@ class Report:
         if s.game == "rocket":
             unit, hand = self.edge_per_unit, self.edge_per_hand
             out += [
-                f"house edge per unit bet {100 * unit.mean:.3f}% +/- {100 * unit.half_width:.3f}% (95% CI)",
+                f"house edge per unit bet {100 * unit.mean:.3f}% +/- {100 * unit.half_width:.3f}% "
+                f"(95% CI) over {t.shoes.count} shoes",
                 f"house edge per hand {hand.mean:.4f} +/- {hand.half_width:.4f} units "
                 f"({s.players} seats x bet {s.bet})",
             ]
@@ -541,8 +636,11 @@ def rocket_fast_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     if spec.options.get("start", Start.LEFT) == Start.BUTTON:
         button = lambda first: button_index(seats, first, previous)  # noqa: E731 (reads `previous` live)
     house = house_sq = cards = abandoned = 0
+    sums = ShoeSums()
+    shoes = ShoeCounter(shoe, sums)
     for _ in range(hands):
         shoe.begin_hand()
+        shoes.start()
         try:
             deltas, used, starter = play(tenths, shoe, fold, 0, button)
         except ShoeExhausted:
@@ -555,10 +653,12 @@ def rocket_fast_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         house += won
         house_sq += won * won
         cards += used
+        shoes.hand(won)
+    shoes.close()
     played = hands - abandoned
     return Tally(
         hands=played, games=played, cards=cards, house=house, house_sq=house_sq, abandoned=abandoned,
-        bet=played * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills,
+        bet=played * spec.players * spec.bet, shuffles=shoe.shuffles, refills=shoe.refills, shoes=sums,
     )  # fmt: skip
 
 
@@ -573,9 +673,11 @@ def rocket_adjusted_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     if spec.options.get("start", Start.LEFT) == Start.BUTTON:
         button = lambda first: button_index(seats, first, previous)  # noqa: E731 (reads `previous` live)
     tally = Tally(hands=hands, games=hands, bet=hands * spec.players * spec.bet)
+    shoes = ShoeCounter(shoe, tally.shoes)
     counts, shuffles = shoe_counts(shoe.order, shoe.pos), shoe.shuffles
     for _ in range(hands):
         shoe.begin_hand()
+        shoes.start()
         if shoe.shuffles != shuffles:
             counts, shuffles = shoe_counts(shoe.order, shoe.pos), shoe.shuffles
         try:
@@ -592,6 +694,8 @@ def rocket_adjusted_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         tally.adjusted -= adjusted
         tally.adjusted_sq += adjusted * adjusted
         tally.cards += used
+        shoes.hand(won, -adjusted)
+    shoes.close()
     tally.hands = tally.games = hands - tally.abandoned
     tally.bet = tally.hands * spec.players * spec.bet
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
@@ -606,8 +710,10 @@ def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
     stakes = dict.fromkeys(seats, spec.bet)
     options = {"decks": spec.decks, **spec.options}
     tally = Tally()
+    shoes = ShoeCounter(shoe, tally.shoes)
     for _ in range(hands):
         shoe.begin_hand()
+        shoes.start()
         game = new_game("rocket", seats, stakes, options)
         try:
             settlement = play_checked(game, shoe, choose)
@@ -619,6 +725,8 @@ def rocket_checked_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         if settlement.result.get("button") is not None:
             options["previous_button"] = settlement.result["button"]
         _count(tally, game, settlement.deltas["house"])
+        shoes.hand(settlement.deltas["house"])
+    shoes.close()
     tally.bet = tally.hands * spec.players * spec.bet
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally

@@ -27,6 +27,7 @@ from reports.periods import days_bounds
 from reports.selectors import hand_totals, settled_hands, with_shift
 from reports.services.links import admin_url, table_url
 from reports.services.theory import RocketConfig, theoretical_edge
+from tables.games.rocket_chart import best_play_chart
 from tables.models import Game, Shift, Table
 from tables.simulation import Z95
 
@@ -59,6 +60,8 @@ def house_edge_report(*, params: dict, progress: Progress) -> dict:
         "totals": _summary("All", None, rows, rules),
         "series": daily_series([row for row in rows if row["game"] == Game.ROCKET]),
         "edges": [_edge_record(edge) for edge in edges.values()],
+        # The best play as a grid for the floor (computed once per worker process, in the task).
+        "chart": best_play_chart().grid() if edges else None,
     }
 
 
@@ -225,6 +228,8 @@ def _edge_record(edge) -> dict:
     return {
         "config": edge.config,
         "endless_edge": edge.endless_edge,
+        "fresh_edge": edge.fresh_edge,
+        "method": edge.method,
         "edge": edge.edge,
         "half_width": edge.half_width,
         "seat_variance": edge.seat_variance,

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from functools import partial
 
@@ -29,8 +30,10 @@ from reports.models import Report
 from reports.selectors import GROUPS
 from tables.games import IllegalAction
 from tables.models import Casino, Game, Shift, Table, TableCount
+from tables.selectors import casinos_visible_to, sees_everything, tables_visible_to
 
 from .house_edge import house_edge_report
+from .master_game import master_game_report
 from .reconciliation import reconciliation_report
 from .statistics import statistics_report
 
@@ -45,6 +48,25 @@ MISSING = {
 }
 TABLE_SHIFTS = Shift.objects.filter(table__isnull=False)  # what reports reconcile, and hands are dealt in
 OPENING_COUNTS = TableCount.objects.filter(kind=TableCount.Kind.OPENER)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The casinos and tables the one asking reads: a report may name no other. A record outside
+    is refused with the sentence of a record that does not exist (MISSING), so the refusal
+    confirms nothing. `everything`: they read every casino (auditors, administrators, the
+    schedule), so a report may also cover several casinos, or all of them."""
+
+    casinos: QuerySet[Casino]
+    tables: QuerySet[Table]
+    everything: bool
+
+
+def seen_by(user) -> Seen:
+    """What `user` may ask a report about (everything, for the schedule: `user` None)."""
+    if user is None or sees_everything(user):
+        return Seen(Casino.objects.all(), Table.objects.all(), everything=True)
+    return Seen(casinos_visible_to(user), tables_visible_to(user), everything=False)
 
 
 class ReportError(DomainError):
@@ -107,12 +129,12 @@ def _range(params: dict) -> dict:
     return {"date_from": first, "date_to": last}
 
 
-def _tables(params: dict, casino: int | None) -> list[int] | None:
+def _tables(params: dict, casino: int | None, seen: Seen) -> list[int] | None:
     tables = params.get("tables") or []
     if not isinstance(tables, list):
         tables = [tables]
     ids = sorted({_id({"tables": t}, "tables") for t in tables})
-    found = Table.objects.filter(pk__in=ids)
+    found = seen.tables.filter(pk__in=ids)
     missing = sorted(set(ids) - set(found.values_list("pk", flat=True)))
     if missing:
         raise ReportError(f"There is no table {', '.join(map(str, missing))}.", "tables")
@@ -122,30 +144,30 @@ def _tables(params: dict, casino: int | None) -> list[int] | None:
     return ids or None
 
 
-def _house_edge_params(params: dict) -> dict:
+def _house_edge_params(params: dict, seen: Seen) -> dict:
     group = params.get("group") or "table"
     if group not in GROUPS:
         raise ReportError(f"Group by one of {', '.join(GROUPS)}, not {group!r}.", "group")
     game = params.get("game") or None
     if game is not None and game not in Game.values:
         raise ReportError(f"There is no game {game!r}; choose one of {', '.join(Game.values)}.", "game")
-    casino = _record(params, "casino", Casino.objects)
+    casino = _record(params, "casino", seen.casinos)
     return {
         **_range(params),
         "group": group,
         "casino": casino,
-        "tables": _tables(params, casino),
+        "tables": _tables(params, casino, seen),
         "game": game,
         "dealer": _record(params, "dealer", get_user_model().objects),
-        "shift": _record(params, "shift", TABLE_SHIFTS),
+        "shift": _record(params, "shift", TABLE_SHIFTS.filter(table__in=seen.tables)),
     }
 
 
-def _statistics_params(params: dict) -> dict:
-    return {"casino": _record(params, "casino", Casino.objects, required=True), "date": _date(params, "date")}
+def _statistics_params(params: dict, seen: Seen) -> dict:
+    return {"casino": _record(params, "casino", seen.casinos, required=True), "date": _date(params, "date")}
 
 
-def _reconciliation_params(params: dict) -> dict:
+def _reconciliation_params(params: dict, seen: Seen) -> dict:
     given = [name for name in ("session", "shift", "table") if params.get(name) not in (None, "")]
     if len(given) > 1:
         raise ReportError(
@@ -154,14 +176,14 @@ def _reconciliation_params(params: dict) -> dict:
             given[1],
         )
     if given == ["session"]:
-        return {"session": _record(params, "session", OPENING_COUNTS)}
+        return {"session": _record(params, "session", OPENING_COUNTS.filter(table__in=seen.tables))}
     if given == ["shift"]:
-        return {"shift": _record(params, "shift", TABLE_SHIFTS)}
-    return {"table": _record(params, "table", Table.objects, required=True), **_range(params)}
+        return {"shift": _record(params, "shift", TABLE_SHIFTS.filter(table__in=seen.tables))}
+    return {"table": _record(params, "table", seen.tables, required=True), **_range(params)}
 
 
 # What each kind takes: the function that checks and canonicalises, and the names it knows.
-PARAMS: dict[str, tuple[Callable[[dict], dict], tuple[str, ...]]] = {
+PARAMS: dict[str, tuple[Callable[[dict, Seen], dict], tuple[str, ...]]] = {
     Report.Kind.HOUSE_EDGE: (
         _house_edge_params,
         ("date_from", "date_to", "group", "casino", "tables", "game", "dealer", "shift"),
@@ -171,12 +193,17 @@ PARAMS: dict[str, tuple[Callable[[dict], dict], tuple[str, ...]]] = {
         _reconciliation_params,
         ("session", "shift", "table", "date_from", "date_to"),
     ),
+    Report.Kind.MASTER_GAME: (_statistics_params, ("casino", "date")),
 }
 
 
-def report_params(*, kind: str, params: dict) -> dict:
+def report_params(*, kind: str, params: dict, seen: Seen | None = None) -> dict:
     """The parameters in canonical form (empty ones dropped), or a ReportError naming the one that
-    is wrong: a name the report does not take, a malformed value, a record that is not there."""
+    is wrong: a name the report does not take, a malformed value, a record that is not there, or
+    not among what `seen` holds (everything if None), which is refused in the same words.
+    Whoever reads only some casinos names one (or tables, a shift, a session): a report over
+    several casinos is not theirs to read."""
+    seen = seen or seen_by(None)
     if kind not in PARAMS:
         raise ReportError(f"There is no report {kind!r}; choose one of {', '.join(PARAMS)}.", "kind")
     if not isinstance(params, dict):
@@ -188,7 +215,10 @@ def report_params(*, kind: str, params: dict) -> dict:
             f"A {kind} report takes no {', '.join(map(repr, unknown))}; it takes {', '.join(names)}.",
             unknown[0],
         )
-    return {name: value for name, value in check(params).items() if value is not None}
+    canonical = {name: value for name, value in check(params, seen).items() if value is not None}
+    if not seen.everything and report_scope(canonical)[0] is None:
+        raise ReportError("Choose a casino.", "casino")
+    return canonical
 
 
 def report_key(kind: str, params: dict) -> str:
@@ -212,6 +242,21 @@ def report_title(kind: str, params: dict) -> str:
     scope = ", ".join(_scope(params))
     title = f"{name}: {when}" if when else name
     return (title + (f" ({scope})" if scope else ""))[: Report._meta.get_field("title").max_length]
+
+
+def report_scope(params: dict) -> tuple[int | None, list[int]]:
+    """The casino and the tables a report's canonical parameters cover: the tables named, or the
+    table of the shift or session; the casino named, or the one casino of those tables (None
+    when they lie in several, or when nothing bounds the report). No tables: the whole casino.
+    Who reads the report follows from these (`reports.selectors.reports_seen`)."""
+    tables = params.get("tables") or ([params["table"]] if params.get("table") else [])
+    if params.get("shift"):
+        tables = [*tables, TABLE_SHIFTS.get(pk=params["shift"]).table_id]
+    if params.get("session"):
+        tables = [*tables, OPENING_COUNTS.get(pk=params["session"]).table_id]
+    casinos = set(Table.objects.filter(pk__in=tables).values_list("pit__casino", flat=True))
+    casino = params.get("casino") or (casinos.pop() if len(casinos) == 1 else None)
+    return casino, sorted(set(tables))
 
 
 def _scope(params: dict) -> list[str]:
@@ -247,10 +292,14 @@ def _scope(params: dict) -> list[str]:
 def report_request(*, kind: str, params: dict, by=None) -> Report:
     """The report of this kind and these parameters, created and queued if it is new (or failed).
 
+    `by` (None for the schedule) may name only the casinos and tables they read (`seen_by`):
+    anything else is refused as a record that does not exist, and nothing is written.
+
     Asking again while it runs, or once it is done, returns the same report and queues nothing.
     """
-    params = report_params(kind=kind, params=params)
+    params = report_params(kind=kind, params=params, seen=seen_by(by))
     key = report_key(kind, params)
+    casino, tables = report_scope(params)
     with transaction.atomic():
         report, created = Report.objects.get_or_create(
             key=key,
@@ -259,8 +308,11 @@ def report_request(*, kind: str, params: dict, by=None) -> Report:
                 "params": params,
                 "title": report_title(kind, params),
                 "requested_by": by,
+                "casino_id": casino,
             },
         )
+        if created:
+            report.tables.set(tables)
         if not created and report.status == Report.Status.FAILED:
             report = Report.objects.select_for_update().get(pk=report.pk)
             report.status, report.progress, report.stage = Report.Status.PENDING, 0, "Asked for again"
@@ -367,6 +419,8 @@ def _compute(report: Report) -> dict:
         return house_edge_report(params=report.params, progress=progress)
     if report.kind == Report.Kind.STATISTICS:
         return statistics_report(params=report.params, progress=progress, report=report)
+    if report.kind == Report.Kind.MASTER_GAME:
+        return master_game_report(params=report.params, progress=progress)
     return reconciliation_report(params=report.params, progress=progress)
 
 
@@ -381,6 +435,6 @@ def count_flags(kind: str, result: dict) -> int:
     """What the report's list shows as flags: findings, variance flags, or groups out of line."""
     if kind == Report.Kind.RECONCILIATION:
         return len(result["findings"])
-    if kind == Report.Kind.STATISTICS:
+    if kind in (Report.Kind.STATISTICS, Report.Kind.MASTER_GAME):
         return len(result["flags"])
     return sum(1 for group in result["groups"] if group["flag"] or not group["balanced"])

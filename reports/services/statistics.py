@@ -1,14 +1,22 @@
 """Statistics as regulators ask for them, and the casino's variance rules.
 
-Per table and per game, for the gaming day, the month to date and the year to date: drop (cash
-into the drop box), win (the house side of the hands' transactions) and win-to-drop from the
-ledger; hands, handle and hold from the hands; for pot games pots, rake per hand and rake over
-pots. Two aggregate queries do the summing: the ledger's postings per table and day for the year,
-and the hands per table, day and rules configuration since the first hand.
+Per table and per game, for the gaming day, the month to date and the year to date: drop (the
+keyed buy-ins into the drop box: the expected drop) and win (the house side of the hands'
+transactions: the system win) from the ledger; the counted drop and the win by the formula
+(`reports.services.win`) over the table's days that are counted, with the number of days that
+are not yet (adjustments of closed days included on the day they were posted into), and
+win-to-drop from those counted figures only (RULINGS, "Drop and count"); hands, handle and hold
+from the hands; for pot games pots, rake per hand and rake over pots. Two aggregate queries do the
+summing: the ledger's postings per table and day for the year, and the hands per table, day and
+rules configuration since the first hand; a closed day's counted figures are read from its close,
+the others are worked out per table and day that saw play.
 
 Variance rules (`VarianceRules`, per casino), per table; each flag opens an `Investigation`
 (one per rule, table and report date: running the report again opens no second one):
-- z-score: the day's win against the theoretical expected win, in standard deviations;
+- z-score: the day's win against the theoretical expected win, in standard deviations (the win by
+  the formula once the day is counted, the hands' win until then);
+- win difference: the day's win by the formula and its system win differ by more than
+  `win_tolerance` units;
 - confidence: the month's hold outside the confidence interval around the theoretical edge;
 - base level: the month's hold more than `base_points` percentage points from the base level
   (the theoretical edge for Rocket, the lifetime hold otherwise);
@@ -26,12 +34,13 @@ from statistics import NormalDist
 
 from django.db import IntegrityError, transaction
 
-from reports.models import Investigation, Report, VarianceRules
+from reports.models import DayAdjustment, GamingDayClose, Investigation, Report, VarianceRules
 from reports.periods import day_start, days_bounds
 from reports.selectors import hand_totals, ledger_daily, settled_hands
 from reports.services.house_edge import Progress, _add_theory, _config, rules_for
 from reports.services.links import table_url
 from reports.services.theory import theoretical_edge
+from reports.services.win import COUNTED, table_day
 from tables.models import Game, Hand, Table
 
 PERIODS = ("day", "mtd", "ytd")
@@ -55,9 +64,15 @@ def statistics_report(*, params: dict, progress: Progress, report: Report | None
             edges[config] = theoretical_edge(config=config)
         _add_theory(row, edges.get(config))
     tables = Table.objects.filter(pit__casino_id=casino_id).order_by("name")
-    table_rows = [_table_figures(table, as_of, ledger, hands) for table in tables]
+    progress(75, "Win by the formula")
+    counted = counted_days(tables, year_start, as_of, ledger, rules)
+    table_rows = [_table_figures(table, as_of, ledger, hands, counted) for table in tables]
     progress(85, "Variance rules")
-    flags = [flag for table in tables for flag in _flags(table, as_of, hands, rules)]
+    flags = [
+        flag
+        for table in tables
+        for flag in _flags(table, as_of, hands, rules, counted.get((table.pk, as_of)))
+    ]
     investigations = open_investigations(flags, casino_id=casino_id, as_of=as_of, report=report)
     for flag, investigation in zip(flags, investigations, strict=True):
         flag["investigation"] = investigation.pk
@@ -90,18 +105,61 @@ def _within(rows: list[dict], first: date, last: date) -> list[dict]:
     return [row for row in rows if first <= row["gaming_day"] <= last]
 
 
-def _table_figures(table: Table, as_of: date, ledger: list[dict], hands: list[dict]) -> dict:
+def counted_days(tables, first: date, last: date, ledger: list[dict], rules: VarianceRules) -> dict:
+    """(table, gaming day) -> the day by the formula, for every table and day in [first, last] that
+    saw play or has an adjustment posted into it: a closed day's frozen row, else worked out now.
+    Adjustments posted into the day are added to its counted drop and win."""
+    by_id = {table.pk: table for table in tables}
+    closes = GamingDayClose.objects.filter(casino_id=rules.casino_id, day__range=(first, last))
+    frozen = {(row["table"], close.day): row for close in closes for row in close.figures["tables"]}
+    adjustments = DayAdjustment.objects.filter(casino_id=rules.casino_id, day__range=(first, last))
+    posted = defaultdict(lambda: {"drop": 0, "win": 0})
+    for adjustment in adjustments:
+        for name in ("drop", "win"):
+            posted[(adjustment.table_id, adjustment.day)][name] += adjustment.changes.get(name, 0)
+    active = {(row["table"], row["gaming_day"]) for row in ledger if row["table"] in by_id} | set(posted)
+    days = {}
+    for table_id, day in active:
+        row = frozen.get((table_id, day)) or table_day(by_id[table_id], day, rules)
+        days[(table_id, day)] = {**row, "posted": posted.get((table_id, day), {"drop": 0, "win": 0})}
+    return days
+
+
+def _table_figures(table: Table, as_of: date, ledger: list[dict], hands: list[dict], counted: dict) -> dict:
     mine_ledger = [row for row in ledger if row["table"] == table.pk]
     mine_hands = [row for row in hands if row["group_key"] == table.pk]
+    mine_days = [
+        {**row, "gaming_day": day} for (table_id, day), row in counted.items() if table_id == table.pk
+    ]
     figures = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
     for period, first in _windows(as_of).items():
-        figures[period] = _figures(_within(mine_ledger, first, as_of), _within(mine_hands, first, as_of))
+        figures[period] = _figures(
+            _within(mine_ledger, first, as_of),
+            _within(mine_hands, first, as_of),
+            _within(mine_days, first, as_of),
+        )
     return figures
 
 
-def _figures(ledger: list[dict], hands: list[dict]) -> dict:
+def _counted_figures(days: list[dict]) -> dict:
+    """The counted drop and win over the counted days (adjustments posted into a day with them),
+    None when no day is counted, and how many days are not counted yet."""
+    counted = [day for day in days if day["status"] == COUNTED]
+    drop = sum(day["drop"] for day in counted) + sum(day["posted"]["drop"] for day in days)
+    win = sum(day["win"] for day in counted) + sum(day["posted"]["win"] for day in days)
+    played = [day for day in days if day["status"] != "not opened"]
+    any_counted = bool(counted) or any(day["posted"]["drop"] or day["posted"]["win"] for day in days)
+    return {
+        "counted_drop": drop if any_counted else None,
+        "counted_win": win if any_counted else None,
+        "uncounted": len(played) - len(counted),
+    }
+
+
+def _figures(ledger: list[dict], hands: list[dict], days: list[dict]) -> dict:
     drop = sum(row["drop"] for row in ledger)
     win = sum(row["win"] for row in ledger)
+    counted = _counted_figures(days)
     rake = sum(row["rake"] for row in ledger)
     count = sum(row["hands"] for row in hands)
     handle = sum(row["handle"] for row in hands)
@@ -110,7 +168,8 @@ def _figures(ledger: list[dict], hands: list[dict]) -> dict:
     return {
         "drop": drop,
         "win": win,
-        "win_to_drop": win / drop if drop else None,
+        **counted,
+        "win_to_drop": counted["counted_win"] / counted["counted_drop"] if counted["counted_drop"] else None,
         "hands": count,
         "handle": handle,
         "hold": hand_win / handle if handle else None,
@@ -122,7 +181,7 @@ def _figures(ledger: list[dict], hands: list[dict]) -> dict:
 
 
 def _active(row: dict) -> bool:
-    return any(row[p]["hands"] or row[p]["drop"] or row[p]["win"] for p in PERIODS)
+    return any(row[p]["hands"] or row[p]["drop"] or row[p]["win"] or row[p]["counted_drop"] for p in PERIODS)
 
 
 def _games(table_rows: list[dict]) -> list[dict]:
@@ -139,11 +198,18 @@ def _games(table_rows: list[dict]) -> list[dict]:
 
 
 def _sum_figures(figures: list[dict]) -> dict:
-    total = {k: sum(f[k] for f in figures) for k in ("drop", "win", "hands", "handle", "pots", "rake")}
+    total = {
+        k: sum(f[k] for f in figures) for k in ("drop", "win", "hands", "handle", "pots", "rake", "uncounted")
+    }
     hold_win = sum(f["hold"] * f["handle"] for f in figures if f["hold"] is not None)
+    counted = [f for f in figures if f["counted_drop"] is not None]
+    counted_drop = sum(f["counted_drop"] for f in counted) if counted else None
+    counted_win = sum(f["counted_win"] for f in counted) if counted else None
     return {
         **total,
-        "win_to_drop": total["win"] / total["drop"] if total["drop"] else None,
+        "counted_drop": counted_drop,
+        "counted_win": counted_win,
+        "win_to_drop": counted_win / counted_drop if counted_drop else None,
         "hold": hold_win / total["handle"] if total["handle"] else None,
         "rake_per_hand": total["rake"] / total["hands"] if total["hands"] and total["pots"] else None,
         "rake_over_pots": total["rake"] / total["pots"] if total["pots"] else None,
@@ -169,31 +235,56 @@ def _period(rows: list[dict]) -> dict:
     }
 
 
-def _flags(table: Table, as_of: date, hands: list[dict], rules: VarianceRules) -> list[dict]:
-    """Every variance rule the table breaks on `as_of`, as flags (rule, period, figure, limit, words)."""
+def _flags(
+    table: Table, as_of: date, hands: list[dict], rules: VarianceRules, counted: dict | None
+) -> list[dict]:
+    """Every variance rule the table breaks on `as_of`, as flags (rule, period, figure, limit, words);
+    `counted` is its day by the formula (None when it saw no play)."""
+    base = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
+    day = {"from": as_of.isoformat(), "to": as_of.isoformat()}
+    difference = _win_difference(counted, rules) if counted else None
+    found = [{**base, **difference, **day}] if difference else []
     rows = [row for row in hands if row["group_key"] == table.pk]
     if not rows:
-        return []
+        return found
     month_start = as_of.replace(day=1)
     rolling_start = as_of - timedelta(days=rules.rolling_days - 1)
     periods = {
-        "day": _period(_within(rows, as_of, as_of)),
+        "day": _counted_day(_period(_within(rows, as_of, as_of)), counted),
         "month": _period(_within(rows, month_start, as_of)),
         "rolling": _period(_within(rows, rolling_start, as_of)),
         "lifetime": _period(rows),
     }
-    found = [
+    found_rules = [
         (as_of, _z_score(periods["day"], rules)),
         (month_start, _confidence(periods["month"], rules)),
         (month_start, _base_level(periods["month"], periods["lifetime"], rules)),
         (rolling_start, _rolling(periods["rolling"], periods["lifetime"], rules)),
     ]
-    base = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
-    return [
+    return found + [
         {**base, **broken, "from": first.isoformat(), "to": as_of.isoformat()}
-        for first, broken in found
+        for first, broken in found_rules
         if broken is not None
     ]
+
+
+def _counted_day(day: dict, counted: dict | None) -> dict:
+    """The day's hands, with the win by the formula in place of the hands' win once it is counted."""
+    if counted is None or counted["status"] != COUNTED:
+        return day
+    return {**day, "win": counted["win"]}
+
+
+def _win_difference(counted: dict, rules: VarianceRules) -> dict | None:
+    if not counted.get("flag"):
+        return None
+    return _broken(
+        Investigation.Rule.WIN_DIFFERENCE,
+        counted["difference"],
+        rules.win_tolerance,
+        f"The day's win by the formula {counted['win']} and its win from settlements "
+        f"{counted['system_win']} differ by {counted['difference']:+} (limit {rules.win_tolerance}).",
+    )
 
 
 def _broken(rule: str, measured: float, limit: float, detail: str) -> dict:

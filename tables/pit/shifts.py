@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect
 from casino.errors import DomainError
 from casino.web import KeyedForm, Pages, nothing
 from tables.models import Pit, Shift, Table
-from tables.selectors import sees_every_table, supervised_pits, tables_visible_to
+from tables.selectors import in_casinos_seen, sees_every_table, supervised_pits, tables_visible_to
 from tables.services import shift_end, shift_rotate, shift_start
 
 from . import selectors
@@ -24,9 +24,12 @@ from .views import check_watch, page, refused
 
 
 def rota_pits(user) -> list[Pit]:
-    """The pits whose rota `user` sees: the pits they are on shift in (an auditor: every pit)."""
+    """The pits whose rota `user` sees: the pits they are on shift in (an auditor: every pit of
+    the casinos they read)."""
     pits = Pit.objects.select_related("casino").order_by("casino__name", "name")
-    return list(pits if sees_every_table(user) else pits.filter(pk__in=supervised_pits(user)))
+    if sees_every_table(user):
+        return list(in_casinos_seen(pits, user))
+    return list(pits.filter(pk__in=supervised_pits(user)))
 
 
 def render_rota(request: HttpRequest, *, error: str = "", status: int = 200) -> HttpResponse:

@@ -12,8 +12,9 @@ when the page was rendered, so a resubmitted form is applied once; a successful 
 (post/redirect/get).
 
 Who sees what: a pit manager the tables of the pit they are on shift in, and decides there; an
-auditor (or a superuser) every table, and changes nothing; a dealer only the count and tray forms
-of the table they deal at and its signed counts.
+auditor (or a superuser) every table (an auditor held to one casino, that casino's), and changes
+nothing; a dealer only the count and tray forms of the table they deal at and its signed counts.
+The slips report and the ratings count only the tables the reader sees.
 """
 
 from datetime import MAXYEAR, MINYEAR
@@ -372,7 +373,7 @@ YEAR = Pages(fetch=fetch_year, check=check_watch, refused=refused)
 def slips_page(request: HttpRequest, year: int) -> HttpResponse:
     rows = [
         {"name": name, "count": len(serials), "serials": presenters.serial_ranges(serials)}
-        for name, serials in slips_report(year).items()
+        for name, serials in slips_report(year, tables=tables_visible_to(request.user)).items()
     ]
     return page(request, "pit/slips.html", {"year": year, "rows": rows})
 
@@ -382,11 +383,13 @@ def slips_page(request: HttpRequest, year: int) -> HttpResponse:
 
 @PIT.page()
 def ratings_page(request: HttpRequest, _) -> HttpResponse:
-    """A named player's rating, and the pace of every dealer who dealt at the tables this user sees."""
+    """A named player's rating, and the pace of every dealer who dealt at the tables this user sees,
+    both counted at those tables only."""
     name = request.GET.get("player", "").strip()
+    tables = tables_visible_to(request.user)
     context = {
         "name": name,
-        "rating": player_rating(name) if name else None,
-        "paces": [dealer_pace(dealer) for dealer in selectors.dealers_seen_by(request.user)],
+        "rating": player_rating(name, tables=tables) if name else None,
+        "paces": [dealer_pace(dealer, tables=tables) for dealer in selectors.dealers_seen_by(request.user)],
     }
     return page(request, "pit/ratings.html", context)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from casino.audit import audit_record
@@ -110,6 +110,12 @@ def signer_check(*, given: SignatureGiven, role: str, table: Table, device: str)
     return user, method
 
 
+def signature_verify(*, given: SignatureGiven, device: str = ""):
+    """The signer `given` names and how they signed (PIN or password), checked afresh as for a slip
+    (the lockout first); for a record signed without a table, such as a gaming day's close."""
+    return _authenticate(given, device)
+
+
 def slip_void(*, slip: Slip, by, reason: str) -> Slip:
     """Spoil a slip: its number stays used, marked voided with the reason."""
     if not reason.strip():
@@ -134,15 +140,23 @@ def slip_tie_transaction(*, request, transaction_id) -> Slip:
     return slip
 
 
-def slips_report(year: int) -> dict[str, list[int]]:
-    """Every serial of the year: used (issued), voided, and missing from the sequence."""
+def slips_report(year: int, *, tables: QuerySet[Table] | None = None) -> dict[str, list[int]]:
+    """Every serial of the year: used (issued), voided, and missing from the sequence.
+
+    With `tables` (those the reader sees), used and voided list those tables' slips only; a
+    missing serial belongs to no table, so the gaps are those of the whole sequence, which
+    every reader must account for (a serial issued at another table is not missing).
+    """
     slips = dict(Slip.objects.filter(year=year).values_list("serial", "status"))
     last = max(
         SlipCounter.objects.filter(year=year).aggregate(last=Max("last"))["last"] or 0, max(slips, default=0)
     )
+    shown = slips
+    if tables is not None:
+        shown = dict(Slip.objects.filter(year=year, table__in=tables).values_list("serial", "status"))
     return {
-        "used": sorted(s for s, status in slips.items() if status == Slip.Status.ISSUED),
-        "voided": sorted(s for s, status in slips.items() if status == Slip.Status.VOIDED),
+        "used": sorted(s for s, status in shown.items() if status == Slip.Status.ISSUED),
+        "voided": sorted(s for s, status in shown.items() if status == Slip.Status.VOIDED),
         "missing": [serial for serial in range(1, last + 1) if serial not in slips],
     }
 

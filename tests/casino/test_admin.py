@@ -40,6 +40,7 @@ from tables.models import (
     Signature,
     Slip,
     SlipCounter,
+    StaffCasino,
     Table,
     TableCount,
 )
@@ -183,6 +184,8 @@ def floor(db):
         jammed = card(jammed, rank, dana)
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
+    for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino
+        StaffCasino.objects.create(user=person(name, "Auditor"), casino=casino)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
@@ -453,3 +456,93 @@ def test_a_pit_added_in_the_admin_is_audited_and_pits_and_tables_are_never_delet
     shift = Shift.objects.first()  # the pit runs shifts: the admin only shows them
     assert client.get(url(Shift, "add")).status_code == 403
     assert client.post(url(Shift, "change", shift.pk), {}).status_code == 403
+
+
+# An auditor held to one casino (issue 14, point 5): rita audits Riverside only, lena Lakeside
+# only; their lists, record pages and CSV exports hold their casino's rows and no other's; the
+# hold is set and lifted by administrators here, and audited.
+
+NO_SUCH_ID = 987_654
+
+
+@pytest.fixture
+def rita(floor):
+    auditor = StaffCasino.objects.get(user__username="rita").user
+    auditor.is_staff = True
+    auditor.save()
+    return auditor
+
+
+def test_every_list_of_a_limited_auditor_names_nothing_of_the_other_casino(client, floor, rita):
+    client.force_login(rita)
+
+    for model in our_models():
+        page = client.get(url(model, "changelist"))
+        text = page.content.decode()
+        assert page.status_code == 200, model
+        assert "Lakeside" not in text and "Electronic" not in text and "Ms Ode" not in text, model
+
+
+def test_a_limited_auditor_lists_her_casino_s_hands_and_an_auditor_of_every_casino_all(
+    client, floor, rita, ada
+):
+    riverside = Casino.objects.get(name="Riverside")
+
+    client.force_login(rita)
+    hers = set(client.get(url(Hand, "changelist")).context["cl"].queryset)
+    client.force_login(ada)
+    every = set(client.get(url(Hand, "changelist")).context["cl"].queryset)
+
+    assert hers == set(Hand.objects.filter(table__pit__casino=riverside)) and hers
+    assert every == set(Hand.objects.all()) and every > hers
+
+
+def test_another_casino_s_record_page_answers_as_one_that_does_not_exist(client, floor, rita):
+    client.force_login(rita)
+    hand = Hand.objects.get(table=floor["electronic"]).pk
+
+    hidden = client.get(url(Hand, "change", hand))
+    absent = client.get(url(Hand, "change", NO_SUCH_ID))
+
+    assert hidden.status_code == absent.status_code == 302
+    assert hidden["Location"] == absent["Location"] == reverse("admin:index")
+
+
+def test_the_csv_export_of_a_limited_auditor_holds_her_casino_s_rows_only(client, floor, rita):
+    riverside = Casino.objects.get(name="Riverside")
+    client.force_login(rita)
+
+    rows = csv_rows(client.get(reverse("admin:ledger_transaction_csv")))
+
+    assert {row["casino_id"] for row in rows} == {str(riverside.pk)}
+    assert len(rows) == Transaction.objects.filter(casino=riverside).count()
+
+
+def test_an_administrator_holds_an_auditor_to_a_casino_and_lifts_it_and_both_are_audited(client, floor, boss):
+    abe = person("abe", "Auditor")
+    lakeside = Casino.objects.get(name="Lakeside")
+    client.force_login(boss)
+
+    added = client.post(url(StaffCasino, "add"), {"user": abe.pk, "casino": lakeside.pk})
+    held = StaffCasino.objects.get(user=abe)
+    lifted = client.post(url(StaffCasino, "delete", held.pk), {"post": "yes"})
+
+    assert added.status_code == lifted.status_code == 302
+    assert not StaffCasino.objects.filter(user=abe).exists()
+    events = AuditEvent.objects.filter(action=AuditEvent.Action.AUDITOR_CASINO).order_by("pk")
+    assert [(e.user.username, e.detail) for e in events] == [
+        ("boss", {"auditor": "abe", "casino": "Lakeside"}),
+        ("boss", {"auditor": "abe", "casino": None}),
+    ]
+
+
+def test_an_auditor_may_read_the_holds_but_not_change_them(client, floor, rita):
+    client.force_login(rita)
+
+    listed = client.get(url(StaffCasino, "changelist")).context["cl"].queryset
+    add = client.post(
+        url(StaffCasino, "add"), {"user": rita.pk, "casino": Casino.objects.get(name="Lakeside").pk}
+    )
+
+    assert {held.user.username for held in listed} == {"rita"}  # lena's hold is of the other casino
+    assert add.status_code == 403 and StaffCasino.objects.get(user=rita).casino.name == "Riverside"

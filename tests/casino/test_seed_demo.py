@@ -8,6 +8,9 @@ from casino.demo import DEMO_DAY_BUY_INS, DEMO_DAY_TABLE, DEMO_TABLES, DEMO_TRAY
 from casino.models import User
 from ledger.models import Account
 from ledger.services import account_get
+from reports.demo import DAY_HANDS, DAY_TABLE
+from reports.periods import today
+from reports.services.master_game import master_game_figures
 from tables.models import Casino, Incident, Pit, Shift, Shoe, Table, TableCount
 from tables.services import table_is_open
 
@@ -27,10 +30,10 @@ def test_seeding_twice_gives_one_demo_floor():
     assert Casino.objects.count() == 1
     assert Pit.objects.count() == 1
     games = sorted(Table.objects.values_list("game", flat=True))
-    assert games == ["blackstone", "pairs", "rocket", "starboard"]
+    assert games == ["blackstone", "pairs", "rocket", "rocket", "starboard"]  # Rocket 2: the played day
     rocket_shoes = Shoe.objects.filter(table__game="rocket")
-    assert [s.decks for s in rocket_shoes] == [8]
-    for table in Table.objects.all():
+    assert [s.decks for s in rocket_shoes] == [8, 8]
+    for table in Table.objects.exclude(name=DAY_TABLE):
         assert account_get(kind=Account.Kind.TRAY, table=table).balance == DEMO_TRAY
     dealers = Shift.objects.filter(ended_at=None, table__isnull=False).values_list(
         "table__name", "user__username"
@@ -50,6 +53,19 @@ def test_each_demo_user_holds_their_role_and_can_sign_in(client):
         assert client.login(username=username, password=password)
 
 
+def test_the_demo_has_played_and_closed_a_full_day_for_the_master_game_report():
+    seed()
+    seed()  # played once
+
+    table = Table.objects.get(name=DAY_TABLE)
+    assert [count.kind for count in table.counts.order_by("at")] == ["opener", "closer"]
+    row = next(
+        r for r in master_game_figures(table.pit.casino_id, today())["tables"] if r["name"] == DAY_TABLE
+    )
+    assert (row["fills"], row["credits"], row["expected_drop"]) == (500, 300, 3500)
+    assert row["system_win"] == DAY_HANDS * 12 and row["status"] == "not counted yet"
+
+
 def test_seeding_refuses_published_passwords_with_debug_off(settings):
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DEBUG is off"):
@@ -61,7 +77,7 @@ def test_every_demo_table_is_open_with_a_signed_count_that_matches_its_tray():
     seed()
     seed()  # a second run opens nothing twice
 
-    for table in Table.objects.all():
+    for table in Table.objects.exclude(name=DAY_TABLE):
         count = TableCount.objects.filter(table=table).latest("at", "pk")
         assert count.kind == TableCount.Kind.OPENER and table_is_open(table)
         assert count.counted == count.expected == DEMO_TRAY

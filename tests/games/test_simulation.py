@@ -10,12 +10,14 @@ import pytest
 
 from tables.games import IllegalAction
 from tables.games.cards import RANKS
+from tables.games.rocket_exact import fresh_shoe
 from tables.simulation import (
     BURN,
     RunSpec,
     ShoeExhausted,
     SimShoe,
     always_hit,
+    clustered_estimate,
     estimate,
     fold_at_most,
     pair_chance,
@@ -159,6 +161,31 @@ def test_estimate_is_the_mean_with_a_normal_95_percent_half_width():
     est = estimate(total=10.0, total_sq=30.0, n=10)
     assert est.mean == 1.0
     assert est.half_width == pytest.approx(1.959964 * (20 / 9 / 10) ** 0.5, rel=1e-5)
+
+
+def test_the_clustered_estimate_is_the_ratio_of_totals_with_the_spread_of_the_shoes():
+    # given three shoes of 2, 3 and 5 hands whose house totals are 4, 3 and 13 (20 in 10 hands)
+    shoes = [(2, 4), (3, 3), (5, 13)]
+    sums = [sum(y * y for _, y in shoes), sum(y * n for n, y in shoes), sum(n * n for n, _ in shoes)]
+    est = clustered_estimate(20, 10, 3, *sums)
+    # then the mean is 2 a hand and the variance that of y_s - 2 n_s = 0, -3, 3 over 10 hands
+    assert est.mean == 2.0
+    assert est.half_width == pytest.approx(1.959964 * (18 * 3 / 2 / 100) ** 0.5, rel=1e-5)
+
+
+def test_about_95_percent_of_the_shoe_clustered_intervals_contain_the_exact_edge():
+    # given an 8-deck shoe dealt to the bottom with no cut card: every hand of it, whatever came
+    # out before, is worth exactly a fresh shoe's first hand to a player who does not count
+    exact = fresh_shoe(8, "always_hit", always_hit).edge
+    spec = RunSpec(players=1, hands=2000, decks=8, penetration=None, adjusted=True, workers=1)
+    # when 200 seeded luck-adjusted runs each state their 95% interval
+    reports = [run(replace(spec, seed=f"coverage:{i}")) for i in range(200)]
+    covered = sum(abs(r.edge_per_unit.mean - exact) <= r.edge_per_unit.half_width for r in reports)
+    naive = sum(abs(r.naive_edge_per_unit.mean - exact) <= r.naive_edge_per_unit.half_width for r in reports)
+    # then between 182 and 197 contain it (a binomial 200 x 0.95 lands there 99% of the time)
+    assert 182 <= covered <= 197
+    # while intervals that take the hands of a shoe as independent miss it far more often
+    assert naive < 182
 
 
 def test_bad_runs_are_refused_with_a_sentence():

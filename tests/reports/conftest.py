@@ -5,7 +5,7 @@ import pytest
 
 from casino.celery import app
 from reports.services import report_request, report_run
-from tables.services import SignatureGiven, hand_settle, hand_start, table_count
+from tables.services import SignatureGiven, hand_settle, hand_start, shift_start, table_count
 from tests.tables.conftest import (  # noqa: F401  (fixtures)
     ada,
     blackstone,
@@ -118,3 +118,16 @@ def play_out(hand, by):
             move = due.moves[0]
             hand = decide(hand, (move.value, due.min_take) if move is Move.TAKE else (move.value,), by)
     return settle(hand, by)
+
+
+@pytest.fixture
+def day_table(pit, pete):  # noqa: F811  (the fixtures imported above)
+    """Rocket 1 with 10,000 in its tray from the cage, not yet opened (tests/reports/worked_day.py)."""
+    return open_table(pit, pete, "rocket", "Rocket 1", 10, 500, decks=8, opened=False)
+
+
+@pytest.fixture
+def day_shift(day_table, dana, pete):  # noqa: F811
+    """pete on shift in the pit, dana dealing at the day's table: both sign its counts."""
+    shift_start(user=pete, pit=day_table.pit, by=pete)
+    return shift_start(user=dana, table=day_table, by=pete)

@@ -73,15 +73,17 @@ def test_a_parameter_that_cannot_be_right_is_refused_naming_it_and_nothing_is_wr
 def test_a_kind_that_does_not_exist_is_refused_naming_the_kind(as_pete, django_capture_on_commit_callbacks):
     body = refused(as_pete, "lottery", {}, django_capture_on_commit_callbacks)
 
-    choices = "house_edge, statistics, reconciliation"
+    choices = "house_edge, statistics, reconciliation, master_game"
     assert body == {"kind": [f"There is no report 'lottery'; choose one of {choices}."]}
 
 
-def test_a_table_of_another_casino_is_refused(as_pete, rocket, django_capture_on_commit_callbacks):
+def test_a_table_of_another_casino_is_refused(client, ada, rocket, django_capture_on_commit_callbacks):
+    # ada reads every casino; a pit manager could not name the other casino at all (test_scope)
     other = Casino.objects.create(name="Other Casino")
     params = {"date_from": DAY, "date_to": DAY, "casino": other.pk, "tables": [rocket.pk]}
+    client.force_login(ada)
 
-    body = refused(as_pete, "house_edge", params, django_capture_on_commit_callbacks)
+    body = refused(client, "house_edge", params, django_capture_on_commit_callbacks)
 
     assert body == {"params": {"tables": [f"Table Rocket 1 is not in casino {other.pk}."]}}
 

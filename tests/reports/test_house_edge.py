@@ -123,3 +123,17 @@ def test_the_chart_series_shows_the_cumulative_hold_inside_its_band(rocket, dana
     edge = theoretical_edge(config=RocketConfig(decks=8))
     assert point["cumulative_hold"] == pytest.approx(24 / 140)
     assert point["band"][0] < edge.edge < point["band"][1]
+
+
+def test_the_report_says_how_each_edge_was_found_and_carries_the_best_play_chart(rocket, dana):
+    rocket_hands(seated(rocket, dana), 3, dana)
+
+    result = house_edge()
+
+    [edge] = result["edges"]
+    assert edge["method"] == TheoreticalEdge.Method.SIMULATED  # the table's shoe is dealt to its cut card
+    assert 0 < edge["fresh_edge"] < edge["endless_edge"]
+    # the chart: rows of your total, a threshold per dealer's total; a lone low card never folds
+    assert result["chart"]["columns"][0] == "1-4"
+    label, cells = result["chart"]["rows"][0]
+    assert label == "1-4" and cells[0] == 0

@@ -9,6 +9,7 @@ import pytest
 from reports.models import Investigation, Report, VarianceRules
 from reports.periods import today
 from reports.services import report_request, report_run
+from tables.services import shift_start
 
 from .conftest import rocket_hands, run, seated
 
@@ -20,16 +21,22 @@ def signed_in(client, user):
     return client
 
 
-def house_edge_form():
+def house_edge_form(casino=""):
     day = today().isoformat()
-    return {"kind": "house_edge", "date_from": day, "date_to": day, "group": "table"}
+    return {"kind": "house_edge", "date_from": day, "date_to": day, "group": "table", "casino": casino}
+
+
+@pytest.fixture(autouse=True)
+def pete_on_shift(pete, pit):
+    """pete runs the test pit: off shift, a pit manager reads no report (docs/reports.md, Scope)."""
+    shift_start(user=pete, pit=pit, by=pete)
 
 
 @pytest.fixture
 def finished(rocket, dana):
     rocket_hands(seated(rocket, dana), 2, dana)
     day = today().isoformat()
-    return run(Report.Kind.HOUSE_EDGE, {"date_from": day, "date_to": day})
+    return run(Report.Kind.HOUSE_EDGE, {"date_from": day, "date_to": day, "casino": rocket.pit.casino_id})
 
 
 def test_dealers_cannot_see_or_start_reports(client, dana, finished):
@@ -61,7 +68,7 @@ def test_a_pit_manager_starts_a_report_and_opens_its_result(
     assert client.get("/reports/").status_code == 200
 
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/reports/start/", house_edge_form())
+        response = client.post("/reports/start/", house_edge_form(rocket.pit.casino_id))
 
     report = Report.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/reports/{report.pk}/"
@@ -89,7 +96,9 @@ def test_the_progress_bar_polls_until_the_report_is_done(client, pete, rocket):
         progress=40,
         stage="Hands: 10 of 25 replayed",
         params={"table": rocket.pk, "date_from": day, "date_to": day},
+        casino=rocket.pit.casino,
     )
+    report.tables.set([rocket])
 
     running = client.get(f"/reports/{report.pk}/progress/")
     body = running.content.decode()
@@ -117,6 +126,15 @@ def test_the_hold_chart_is_svg_with_no_script(client, pete, finished):
     assert response["Content-Type"] == "image/svg+xml"
     assert svg.startswith("<svg") and "<polygon" in svg and "<polyline" in svg and "cumulative hold" in svg
     assert "<script" not in svg and "style=" not in svg
+
+
+def test_the_house_edge_page_says_how_each_edge_was_found_and_shows_the_best_play_chart(
+    client, pete, finished
+):
+    page = signed_in(client, pete).get(f"/reports/{finished.pk}/").content.decode()
+
+    assert "Fresh shoe (exact)" in page and "simulated: dealt to the cut card, intervals by shoe" in page
+    assert "Rocket: best play" in page and "Yours \\ dealer's" in page
 
 
 def test_report_pages_carry_no_inline_script_or_style(client, pete, finished):

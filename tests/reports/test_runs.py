@@ -18,6 +18,12 @@ from .conftest import rocket_hands, run, seated
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def pete_on_shift(pete, pit):
+    """pete runs the test pit: off shift, a pit manager may ask for no report (docs/reports.md)."""
+    shift_start(user=pete, pit=pit, by=pete)
+
+
 def day_params(table):
     return {"table": table.pk, "date_from": today().isoformat(), "date_to": today().isoformat()}
 
@@ -111,7 +117,6 @@ def test_a_report_that_cannot_run_fails_with_its_reason_and_can_be_asked_for_aga
 
 
 def test_a_record_gone_before_the_worker_runs_the_report_fails_it_with_the_reason(rocket, dana, pete):
-    shift_start(user=pete, pit=rocket.pit, by=pete)  # the pit puts dana on Rocket 1
     shift = shift_start(user=dana, table=rocket, by=pete)
     report = report_request(kind="reconciliation", params={"shift": shift.pk}, by=pete)
     Shift.objects.filter(pk=shift.pk).delete()  # an administrator's cleanup, before a worker ran it
@@ -122,7 +127,6 @@ def test_a_record_gone_before_the_worker_runs_the_report_fails_it_with_the_reaso
 
 
 def test_the_end_of_shift_sweep_reconciles_each_ended_shift_once(rocket, dana, pete):
-    shift_start(user=pete, pit=rocket.pit, by=pete)  # the pit puts dana on Rocket 1
     shift = shift_start(user=dana, table=rocket, by=pete)
     rocket_hands(seated(rocket, dana), 1, dana)
     shift_end(shift=shift, by=pete)
@@ -141,7 +145,7 @@ def test_the_end_of_day_schedule_asks_for_each_report_once(rocket, dana):
 
     assert first == again
     kinds = sorted(Report.objects.filter(pk__in=first).values_list("kind", flat=True))
-    assert kinds == ["house_edge", "reconciliation", "statistics"]
+    assert kinds == ["house_edge", "master_game", "reconciliation", "statistics"]
 
 
 def test_beat_runs_the_sweeps_at_the_end_of_each_shift_and_day():

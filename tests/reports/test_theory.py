@@ -7,7 +7,8 @@ import pytest
 
 from reports.models import TheoreticalEdge
 from reports.services import RocketConfig, theoretical_edge
-from tables.simulation import RunSpec, run
+from tables.games.rocket_exact import fresh_shoe
+from tables.simulation import RunSpec, always_hit, run
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +90,25 @@ def test_an_edge_is_computed_once_per_rules_configuration():
     assert again.pk == first.pk and button.pk != first.pk
     assert TheoreticalEdge.objects.count() == 2
     assert first.config["strategy"] == "always_hit" and button.config["start"] == "button"
+
+
+def test_a_shoe_reshuffled_before_every_hand_takes_the_exact_fresh_shoe_edge_without_simulation():
+    # given a cut card placed before the end of the first hand (4 cards into 8 decks, burn 5)
+    config = RocketConfig(decks=8, penetration=0.01, strategy="always_hit")
+
+    edge = theoretical_edge(config=config)
+
+    # then the table's edge is the exact fresh-shoe figure, with no interval and no hands simulated
+    assert config.fresh_every_hand
+    assert edge.method == TheoreticalEdge.Method.EXACT
+    assert edge.edge == edge.fresh_edge == fresh_shoe(8, "always_hit", always_hit).edge
+    assert edge.half_width == 0 and edge.hands == 0
+
+
+def test_a_shoe_dealt_to_the_cut_card_is_simulated_and_shows_the_fresh_shoe_figure_beside_it():
+    edge = theoretical_edge(config=RocketConfig(decks=1, strategy="always_hit"))
+
+    assert edge.method == TheoreticalEdge.Method.SIMULATED and edge.hands > 0
+    assert edge.fresh_edge == fresh_shoe(1, "always_hit", always_hit).edge
+    # one deck is cheaper for the player than an endless shoe, fresh or dealt to the cut card
+    assert edge.fresh_edge < edge.endless_edge and edge.edge < edge.endless_edge

@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('ledger', '0002_seals'),
-        ('tables', '0014_hand_limits'),
+        ('tables', '0015_staff_casino'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

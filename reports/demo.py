@@ -1,0 +1,106 @@
+"""The demo's full gaming day, for the master game report: a fifth table, Rocket 2, opened, played
+and closed today through the services, so /reports/ shows a table's day by the formula from
+`make run` (its drop shows "not counted yet" until the soft count has counted its box).
+
+dana is rotated from Rocket 1 to deal the day and back again; pete witnesses the counts, pam
+approves the fill dana asks for. Seeded once: skipped when Rocket 2 has a closing count.
+"""
+
+from ledger.models import Account
+from ledger.services import account_get
+from tables.games import CardDue
+from tables.models import Game, Pit, SeatSession, Shift, Table, TableCount
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    credit_request,
+    fill_request,
+    hand_decide,
+    hand_record_card,
+    hand_settle,
+    hand_start,
+    seat_close,
+    seat_open,
+    shift_rotate,
+    shoe_start,
+    table_count,
+    table_create,
+    tray_fill,
+)
+from tables.services.engine import hand_game
+
+DAY_TABLE = "Rocket 2"
+DAY_TRAY = 10_000  # units from the cage before the day opens
+DAY_BUY_INS = (2000, 1500)  # two players, seats 1 and 2
+DAY_FILL, DAY_CREDIT = {"100": 5}, {"100": 3}  # 500 in, 300 back to the cage
+# A Rocket hand: seat 1 bets 20, hits a 4 after a 5; seat 2 bets 50 and folds a 6 (pays 30); the
+# dealer pairs his 9s and pays seat 1 18: the house wins 12.
+HAND_CARDS, HAND_DECISIONS, HAND_BETS = (5, 6, 9, 4, 9), (("hit",), ("fold",)), {1: 20, 2: 50}
+DAY_HANDS = 5
+
+
+def seed_full_day(pit: Pit, users: dict, passwords: dict) -> None:
+    """Open, play and close Rocket 2 for today (once)."""
+    table = Table.objects.filter(pit=pit, name=DAY_TABLE).first() or table_create(
+        pit=pit,
+        name=DAY_TABLE,
+        game=Game.ROCKET,
+        min_bet=10,
+        max_bet=500,
+        payout_approval_threshold=250,
+        by=users["admin"],
+        reason="The demo's full day",
+    )
+    if table.counts.filter(kind=TableCount.Kind.CLOSER).exists():
+        return
+    dana, pete, pam = users["dana"], users["pete"], users["pam"]
+    back_to = Shift.objects.get(user=dana, ended_at=None).table
+    shift = shift_rotate(shift=Shift.objects.get(user=dana, ended_at=None), table=table, by=pete)
+    signed = {"by": dana, "counter": _signature(dana, passwords), "witness": _signature(pete, passwords)}
+    tray_fill(table=table, amount=DAY_TRAY, by=pete, key=f"demo-day-bankroll-{table.pk}")
+    _count(table, TableCount.Kind.OPENER, DAY_TRAY, **signed)
+    shoe_start(table=table, decks=8, by=pete, key=f"demo-day-shoe-{table.pk}")
+    for seat, buy_in in enumerate(DAY_BUY_INS, start=1):
+        seat_open(table=table, seat=seat, buy_in=buy_in, by=dana, key=f"demo-day-seat-{table.pk}-{seat}")
+    for name, ask, chips in (("fill", fill_request, DAY_FILL), ("credit", credit_request, DAY_CREDIT)):
+        key = f"demo-day-{name}-{table.pk}"
+        request = ask(table=table, denominations=chips, by=dana, secret=passwords["dana"], key=key)
+        approval_decide(request=request, by=pam, approve=True, secret=passwords["pam"], key=f"{key}-approved")
+    for number in range(DAY_HANDS):
+        _play(table, dana, number)
+    for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
+        seat_close(session=session, by=dana, key=f"demo-day-leave-{session.pk}")
+    _count(table, TableCount.Kind.CLOSER, None, **signed)
+    shift_rotate(shift=shift, table=back_to, by=pete)
+
+
+def _play(table: Table, dana, number: int) -> None:
+    hand = hand_start(table=table, bets=HAND_BETS, by=dana, key=f"demo-day-hand-{table.pk}-{number}")
+    cards, decisions = list(HAND_CARDS), list(HAND_DECISIONS)
+    while not (game := hand_game(hand)).finished:
+        step = f"demo-day-step-{hand.pk}-{hand.seq}"
+        if isinstance(game.next, CardDue):
+            hand = hand_record_card(hand=hand, rank=cards.pop(0), by=dana, expected_seq=hand.seq, key=step)
+        else:
+            hand = hand_decide(hand=hand, action=decisions.pop(0), by=dana, expected_seq=hand.seq, key=step)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=f"demo-day-settle-{hand.pk}")
+
+
+def _count(table: Table, kind: str, chips: int | None, *, by, counter, witness) -> None:
+    """A signed count of the tray as the ledger has it (right to the unit), in 100s and 1s."""
+    total = account_get(kind=Account.Kind.TRAY, table=table).balance if chips is None else chips
+    hundreds, ones = divmod(total, 100)
+    table_count(
+        table=table,
+        kind=kind,
+        denominations={"100": hundreds, "1": ones},
+        by=by,
+        counter=counter,
+        witness=witness,
+        device="demo",
+        key=f"demo-day-{kind}-{table.pk}",
+    )
+
+
+def _signature(user, passwords: dict) -> SignatureGiven:
+    return SignatureGiven(user.username, passwords[user.username])

@@ -1,0 +1,258 @@
+"""Win by the formula (RULINGS, "Drop and count"), per table and gaming day, per shift, per casino.
+
+    win = counted drop + closer - opener + credits - fills
+
+- **A table's gaming day** covers the table sessions (an opening count to the closing count
+  after it) *opened* in that gaming day, whole, even one that closes after 06:00: its **opener**
+  is the first of them's opening count, its **closer** the last one's closing count. Between two
+  sessions of one day the chips stay in the tray (a count posts nothing), so a re-opened table's
+  opener should equal the closer before it; a difference is a reconciliation finding, not win.
+  Fills, credits (each net of its reversals), the keyed drop and the system win are those posted
+  from the first opener to the last closer; the counted drop is that of the boxes opened in the
+  gaming day (`counted_drop`).
+- **A shift** (a dealer's `Shift` at a table) has no count at its edges (tables are counted when
+  they open or close), so its opener and closer are the tray the ledger holds when it starts and
+  ends; its drop is that of the boxes opened during it.
+- **Hold** (win-to-drop, "hold %" in table games) = win / counted drop.
+- **System win**: the win from settlements and collection as the ledger has it: the tray's side of
+  every transaction a hand caused (collected less paid) and everything posted to the rake.
+- **Difference** = win - system win, flagged when it exceeds the casino's `win_tolerance`.
+
+While a table is still open, or its drop is not counted yet, its win is None (shown as "not
+closed" or "not counted yet"), never the keyed drop's win: the keyed drop is shown as expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from django.db.models import Q, Sum
+from django.utils import timezone
+
+from ledger.models import Account, Posting, Transaction
+from reports.models import VarianceRules
+from reports.periods import days_bounds
+from reports.services.links import admin_url, table_url
+from tables.models import Shift, Slip, Table, TableCount
+from tables.selectors import counted_drop
+
+NOT_OPENED, OPEN, NOT_COUNTED, COUNTED = "not opened", "open", "not counted yet", "counted"
+FIGURES = ("opener", "closer", "fills", "credits", "expected_drop", "drop", "win", "system_win")
+
+
+@dataclass(frozen=True)
+class Window:
+    """What one row covers: the tray's edges (a count, or the ledger's tray) and the drop's period."""
+
+    table: Table
+    start: datetime
+    end: datetime | None  # None: still open
+    opener: int
+    closer: int | None
+    opener_records: list[dict]
+    closer_records: list[dict]
+    drop_start: datetime
+    drop_end: datetime
+
+
+def slip_number(slip: Slip) -> str:
+    return f"slip {slip.year}-{slip.serial:06d}"
+
+
+def _count_record(count: TableCount) -> dict:
+    return {
+        "label": f"{count.get_kind_display()} {count.at:%H:%M}, {slip_number(count.slip)}",
+        "link": admin_url("tables.slip", count.slip_id),
+    }
+
+
+def day_window(table: Table, day: date) -> Window | None:
+    """The table's sessions opened in gaming day `day`; None when it did not open that day."""
+    start, end = days_bounds(day, day)
+    counts = list(
+        TableCount.objects.filter(table=table, at__gte=start).select_related("slip").order_by("at", "pk")
+    )
+    openers = [i for i, c in enumerate(counts) if c.kind == TableCount.Kind.OPENER and c.at < end]
+    if not openers:
+        return None
+    first, last = counts[openers[0]], openers[-1]
+    closer = counts[last + 1] if last + 1 < len(counts) else None
+    return Window(
+        table=table,
+        start=first.at,
+        end=closer.at if closer else None,
+        opener=first.counted,
+        closer=closer.counted if closer else None,
+        opener_records=[_count_record(first)],
+        closer_records=[_count_record(closer)] if closer else [],
+        drop_start=start,
+        drop_end=end,
+    )
+
+
+def shift_window(shift: Shift) -> Window:
+    """A dealer's shift at a table: the ledger's tray at its start and end."""
+    end = shift.ended_at
+    return Window(
+        table=shift.table,
+        start=shift.started_at,
+        end=end,
+        opener=tray_at(shift.table, shift.started_at),
+        closer=tray_at(shift.table, end) if end else None,
+        opener_records=[],
+        closer_records=[],
+        drop_start=shift.started_at,
+        drop_end=end or timezone.now(),
+    )
+
+
+def tray_at(table: Table, moment: datetime) -> int:
+    """The tray the ledger holds at `moment` (every posting up to it)."""
+    postings = Posting.objects.filter(
+        account__table=table, account__kind=Account.Kind.TRAY, transaction__created_at__lte=moment
+    )
+    return int(postings.aggregate(total=Sum("amount"))["total"] or 0)
+
+
+def _between(window: Window, field: str = "transaction__created_at") -> Q:
+    where = Q(**{f"{field}__gt": window.start})
+    return where & Q(**{f"{field}__lte": window.end}) if window.end else where
+
+
+def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
+    """The tray's net movement by fills (or credits) and the slips behind it. A reversal counts
+    at the time of the fill it reverses: a fill corrected after its day was closed changes that
+    day (an adjustment, see `day_close`), not the day the correction was made."""
+    moves = Q(_between(window), transaction__kind=kind) | Q(
+        _between(window, "transaction__reverses__created_at"), transaction__reverses__kind=kind
+    )
+    postings = Posting.objects.filter(moves, account__table=window.table, account__kind=Account.Kind.TRAY)
+    total = int(postings.aggregate(total=Sum("amount"))["total"] or 0)
+    transactions = postings.values("transaction")
+    slips = Slip.objects.filter(transaction__in=transactions).order_by("year", "serial")
+    records = [
+        {"label": f"{slip_number(slip)}: {slip.amount:,}", "link": admin_url("tables.slip", slip.pk)}
+        for slip in slips
+    ]
+    unslipped = (
+        Transaction.objects.filter(pk__in=transactions).exclude(slips__isnull=False).order_by("created_at")
+    )
+    records += [
+        {
+            "label": f"{move.get_kind_display().lower()} {move.created_at:%H:%M} (no slip)",
+            "link": admin_url("ledger.transaction", move.pk),
+        }
+        for move in unslipped
+    ]
+    return (total if kind == Transaction.Kind.FILL else -total), records
+
+
+def _ledger(window: Window) -> dict[str, int]:
+    """The keyed drop (buy-ins into the drop box) and the system win, in the window."""
+    postings = Posting.objects.filter(_between(window), account__table=window.table)
+    sums = postings.aggregate(
+        expected_drop=Sum(
+            "amount",
+            filter=Q(account__kind=Account.Kind.DROP) & ~Q(transaction__kind=Transaction.Kind.DROP_COUNT),
+        ),
+        settled=Sum("amount", filter=Q(account__kind=Account.Kind.TRAY, transaction__hand_id__isnull=False)),
+        rake=Sum("amount", filter=Q(account__kind=Account.Kind.RAKE)),
+    )
+    return {
+        "expected_drop": int(sums["expected_drop"] or 0),
+        "system_win": int(sums["settled"] or 0) + int(sums["rake"] or 0),
+    }
+
+
+def window_figures(window: Window, rules: VarianceRules) -> dict:
+    """Every figure of the formula for one window, with the records behind each and its status."""
+    fills, fill_records = _moved(window, Transaction.Kind.FILL)
+    credits, credit_records = _moved(window, Transaction.Kind.CREDIT)
+    drop = counted_drop(window.table.pk, window.drop_start, window.drop_end) if window.end else None
+    figures = {
+        "opener": window.opener,
+        "closer": window.closer,
+        "fills": fills,
+        "credits": credits,
+        "drop": drop,
+        **_ledger(window),
+        "records": {
+            "opener": window.opener_records,
+            "closer": window.closer_records,
+            "fills": fill_records,
+            "credits": credit_records,
+        },
+    }
+    figures["status"] = OPEN if window.end is None else (NOT_COUNTED if drop is None else COUNTED)
+    return with_win(figures, rules)
+
+
+def with_win(figures: dict, rules: VarianceRules) -> dict:
+    """`figures` with win, hold, difference and flag worked out from the others."""
+    counted = figures["status"] == COUNTED
+    win = (
+        figures["drop"] + figures["closer"] - figures["opener"] + figures["credits"] - figures["fills"]
+        if counted
+        else None
+    )
+    difference = None if win is None else win - figures["system_win"]
+    return {
+        **figures,
+        "win": win,
+        "hold": win / figures["drop"] if win is not None and figures["drop"] else None,
+        "difference": difference,
+        "flag": difference is not None and abs(difference) > rules.win_tolerance,
+    }
+
+
+def table_day(table: Table, day: date, rules: VarianceRules) -> dict:
+    """One table's gaming day: its figures, or status NOT_OPENED and no figures."""
+    base = {"table": table.pk, "name": table.name, "game": table.game, "link": table_url(table.pk)}
+    window = day_window(table, day)
+    if window is None:
+        empty = {name: None for name in FIGURES}
+        return {
+            **base,
+            **empty,
+            "hold": None,
+            "difference": None,
+            "flag": False,
+            "status": NOT_OPENED,
+            "records": {},
+        }
+    return {**base, **window_figures(window, rules)}
+
+
+def shift_figures(shift: Shift, rules: VarianceRules) -> dict:
+    """A dealer's shift at a table, by the formula (tray edges from the ledger: see the docstring)."""
+    base = {
+        "shift": shift.pk,
+        "table": shift.table_id,
+        "name": shift.table.name,
+        "dealer": shift.user.get_username(),
+        "start": shift.started_at.isoformat(),
+        "end": shift.ended_at.isoformat() if shift.ended_at else None,
+    }
+    return {**base, **window_figures(shift_window(shift), rules)}
+
+
+def casino_day(rows: list[dict], rules: VarianceRules) -> dict:
+    """The casino's total over its tables' rows: the win only once every opened table is counted."""
+    opened = [row for row in rows if row["status"] != NOT_OPENED]
+    total = {
+        name: sum(row[name] or 0 for row in opened)
+        for name in ("opener", "closer", "fills", "credits", "expected_drop", "drop", "system_win")
+    }
+    waiting = [row for row in opened if row["status"] != COUNTED]
+    if waiting:
+        status = OPEN if any(row["status"] == OPEN for row in waiting) else NOT_COUNTED
+    else:
+        status = COUNTED if opened else NOT_OPENED
+    if status != COUNTED:
+        total["drop"] = None
+    return {"name": "Casino", **with_win({**total, "status": status}, rules), "waiting": len(waiting)}
+
+
+def casino_tables(casino_id: int):
+    return Table.objects.filter(pit__casino_id=casino_id).select_related("pit").order_by("pit__name", "name")

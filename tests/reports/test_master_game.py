@@ -1,0 +1,202 @@
+"""The master game report (one row per table of a casino's gaming day), its print stylesheet and
+CSV, and the gaming days page and API that close a day."""
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles import finders
+
+from reports.models import DayAdjustment, GamingDayClose, Report
+from reports.periods import today
+
+from .conftest import key, run
+from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def counted_day(monkeypatch, day_table, day_shift, dana, pete):
+    fill = play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS - 200)  # 200 short at the soft count: flagged (tolerance 100)
+    return fill
+
+
+def master_game(casino):
+    report = run(Report.Kind.MASTER_GAME, {"casino": casino.pk, "date": today().isoformat()})
+    assert report.status == Report.Status.DONE, report.error
+    return report
+
+
+def test_one_row_per_table_with_every_figure_and_the_slips_behind_them(counted_day, day_table):
+    report = master_game(day_table.pit.casino)
+
+    [row] = report.result["tables"]
+    assert (row["opener"], row["fills"], row["credits"], row["drop"], row["closer"]) == (
+        OPENER,
+        FILL,
+        CREDIT,
+        BUY_INS - 200,
+        CLOSER,
+    )
+    assert (row["win"], row["system_win"], row["difference"], row["flag"]) == (
+        HOUSE_WIN - 200,
+        HOUSE_WIN,
+        -200,
+        True,
+    )
+    assert report.result["flags"] == ["Rocket 1"] and report.flags == 1
+    slip = counted_day.slips.get()
+    assert row["records"]["fills"][0]["label"] == f"slip {slip.year}-{slip.serial:06d}: 500"
+    [shift] = report.result["shifts"]  # dana's, still on shift: the ledger's tray at its start only
+    assert (shift["dealer"], shift["name"], shift["opener"], shift["status"]) == (
+        "dana",
+        "Rocket 1",
+        OPENER,
+        "open",
+    )
+
+
+def test_the_page_links_each_figure_to_its_slip_and_prints_on_a4_landscape(
+    client, counted_day, day_table, pete
+):
+    report = master_game(day_table.pit.casino)
+    client.force_login(pete)
+
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+
+    slip = counted_day.slips.get()
+    assert f'href="/admin/tables/slip/{slip.pk}/change/"' in page
+    assert "Not closed yet" in page and "over 100" in page
+    assert "reports/reports.css" in page and 'class="no-print"' in page
+    css = Path(finders.find("reports/reports.css")).read_text()
+    assert "@media print" in css and "size: A4 landscape" in css
+    assert "header.bar" in css.split("@media print")[1]  # the site's bar is not printed
+
+
+def test_the_csv_has_a_row_per_table_and_the_casinos_total(client, counted_day, day_table, pete):
+    report = master_game(day_table.pit.casino)
+    client.force_login(pete)
+
+    response = client.get(f"/reports/{report.pk}/csv/")
+
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:4] == ["table", "status", "opener", "fills"]
+    header = rows[0]
+    table, total = dict(zip(header, rows[1], strict=True)), dict(zip(header, rows[2], strict=True))
+    assert (table["table"], table["win"], table["system_win"], table["difference"]) == (
+        "Rocket 1",
+        str(HOUSE_WIN - 200),
+        str(HOUSE_WIN),
+        "-200",
+    )
+    assert "slip" in table["records"] and total["table"] == "Casino"
+
+
+def test_an_uncounted_day_says_so_and_shows_the_keyed_drop(client, day_table, day_shift, dana, pete):
+    play_the_day(day_table, dana, pete)
+    report = master_game(day_table.pit.casino)
+    client.force_login(pete)
+
+    page = client.get(f"/reports/{report.pk}/").content.decode()
+
+    assert report.result["tables"][0]["win"] is None
+    assert "not counted yet" in page and f"{BUY_INS:,}" in page
+
+
+def close_form(secret="pete-password"):
+    return {"key": key(), "day": today().isoformat(), "secret": secret}
+
+
+def test_a_pit_manager_closes_the_day_on_its_page(client, counted_day, day_table, pete):
+    casino = day_table.pit.casino
+    client.force_login(pete)
+    assert "Close and sign" in client.get(f"/reports/days/{casino.pk}/").content.decode()
+
+    response = client.post(f"/reports/days/{casino.pk}/close/", close_form())
+
+    assert response.status_code == 302
+    close = GamingDayClose.objects.get()
+    assert close.signed_by == pete and close.figures["tables"][0]["difference"] == -200
+    report = master_game(casino)
+    assert "Closed by pete" in client.get(f"/reports/{report.pk}/").content.decode()
+
+
+def test_a_wrong_password_on_the_page_is_refused_with_a_sentence(client, counted_day, day_table, pete):
+    client.force_login(pete)
+
+    response = client.post(f"/reports/days/{day_table.pit.casino_id}/close/", close_form("guess"))
+
+    assert response.status_code == 403
+    assert "is not right; nothing was signed" in response.content.decode()
+    assert not GamingDayClose.objects.exists()
+
+
+def test_an_auditor_reads_the_days_but_may_not_close_one(client, counted_day, day_table, ada):
+    client.force_login(ada)
+    page = client.get(f"/reports/days/{day_table.pit.casino_id}/")
+    assert page.status_code == 200 and "Close and sign" not in page.content.decode()
+
+    response = client.post(f"/reports/days/{day_table.pit.casino_id}/close/", close_form("ada-password"))
+
+    assert response.status_code == 403 and "Only a pit manager on shift" in response.content.decode()
+    assert not GamingDayClose.objects.exists()
+
+
+def test_a_dealer_does_not_see_the_days(client, counted_day, day_table, dana):
+    client.force_login(dana)
+
+    assert client.get(f"/reports/days/{day_table.pit.casino_id}/").status_code == 404
+
+
+def api_close(client, casino, secret="pete-password", idempotency="close-1"):
+    return client.post(
+        "/api/reports/days/",
+        {"casino": casino.pk, "day": today().isoformat(), "secret": secret},
+        content_type="application/json",
+        headers={"Idempotency-Key": idempotency},
+    )
+
+
+def test_the_api_closes_a_day_once_and_lists_it(client, counted_day, day_table, pete):
+    casino = day_table.pit.casino
+    client.force_login(pete)
+
+    response = api_close(client, casino)
+    again = api_close(client, casino)  # a retry with the same key: the same answer
+    other = api_close(client, casino, idempotency="close-2")
+
+    assert response.status_code == 201 and again.json()["id"] == response.json()["id"]
+    assert response.json()["signed_by"] == "pete" and "secret" not in response.json()
+    assert other.status_code == 400 and "was closed already" in other.json()["detail"]
+    [listed] = client.get("/api/reports/days/").json()["results"]
+    assert listed["day"] == today().isoformat() and listed["later"] == []
+
+
+def test_the_api_refuses_a_wrong_password_and_writes_nothing(client, counted_day, day_table, pete):
+    client.force_login(pete)
+
+    response = api_close(client, day_table.pit.casino, secret="guess")
+
+    assert response.status_code == 403 and "nothing was signed" in response.json()["detail"]
+    assert not GamingDayClose.objects.exists()
+
+
+def test_the_api_posts_what_was_found_since_a_close(client, monkeypatch, counted_day, day_table, pete):
+    casino = day_table.pit.casino
+    client.force_login(pete)
+    api_close(client, casino)
+    drop_counted(monkeypatch, BUY_INS)  # recounted: the 200 was there after all
+
+    response = client.post(
+        "/api/reports/days/adjust/",
+        {"casino": casino.pk, "day": today().isoformat()},
+        content_type="application/json",
+    )
+
+    assert response.status_code == 201
+    [made] = response.json()
+    assert made["changes"] == {"drop": 200, "win": 200} and made["closed_day"] == today().isoformat()
+    assert DayAdjustment.objects.count() == 1

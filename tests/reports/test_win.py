@@ -1,0 +1,223 @@
+"""Win by the formula (RULINGS, "Drop and count"): counted drop + closer - opener + credits - fills,
+hold, the win from settlements beside it and the difference flagged beyond the casino's tolerance,
+on the worked day of tests/reports/worked_day.py."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger.models import Transaction
+from reports.models import Investigation, Report, VarianceRules
+from reports.periods import today
+from reports.services.house_edge import rules_for
+from reports.services.master_game import master_game_figures
+from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, shift_figures, table_day
+from tables.models import SeatSession
+from tables.services import approval_decide, correction_request, seat_close, shift_end, tray_credit, tray_fill
+from tests.tables.conftest import deal_at
+
+from .conftest import ROCKET_HOUSE_WIN, count, key, open_table, rocket_hands, run, seat
+from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day, tray
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_worked_day_by_the_formula(monkeypatch, day_table, day_shift, dana, pete):
+    fill = play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert (row["opener"], row["fills"], row["credits"], row["drop"], row["closer"]) == (
+        OPENER,
+        FILL,
+        CREDIT,
+        BUY_INS,
+        CLOSER,
+    )
+    # 4,000 + 6,236 - 10,000 + 300 - 500 = 36: what the hands won
+    assert row["win"] == BUY_INS + CLOSER - OPENER + CREDIT - FILL == HOUSE_WIN
+    assert row["hold"] == pytest.approx(HOUSE_WIN / BUY_INS)
+    assert (row["system_win"], row["difference"], row["flag"], row["status"]) == (
+        HOUSE_WIN,
+        0,
+        False,
+        COUNTED,
+    )
+    assert row["expected_drop"] == BUY_INS
+    slip = fill.slips.get()
+    assert [r["label"] for r in row["records"]["fills"]] == [f"slip {slip.year}-{slip.serial:06d}: 500"]
+    assert row["records"]["fills"][0]["link"].endswith(f"/tables/slip/{slip.pk}/change/")
+    assert "Opening count" in row["records"]["opener"][0]["label"]
+    assert "Closing count" in row["records"]["closer"][0]["label"]
+    assert [r["label"] for r in row["records"]["credits"]][0].startswith("credit ")
+
+
+def test_an_uncounted_drop_shows_no_win_and_the_keyed_drop_as_expected(day_table, day_shift, dana, pete):
+    play_the_day(day_table, dana, pete)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert (row["status"], row["drop"], row["win"], row["hold"]) == (NOT_COUNTED, None, None, None)
+    assert row["expected_drop"] == BUY_INS and row["system_win"] == HOUSE_WIN
+    assert row["difference"] is None and not row["flag"]
+
+
+def test_a_table_still_open_has_no_win_even_with_its_drop_counted(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete, closer=False)
+    drop_counted(monkeypatch, BUY_INS)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert (row["status"], row["closer"], row["drop"], row["win"]) == (OPEN, None, None, None)
+
+
+def test_a_table_not_opened_that_day_has_no_figures(day_table):
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert row["status"] == NOT_OPENED and row["win"] is None and row["opener"] is None
+
+
+@pytest.mark.parametrize(
+    ("counted", "flagged"),
+    [(BUY_INS - 100, False), (BUY_INS - 101, True), (BUY_INS + 101, True)],
+)
+def test_a_difference_beyond_the_casinos_tolerance_is_flagged(
+    monkeypatch, day_table, day_shift, dana, pete, counted, flagged
+):
+    play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, counted)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert row["difference"] == counted - BUY_INS
+    assert row["flag"] is flagged
+
+
+def test_the_tolerance_is_the_casinos_own(monkeypatch, day_table, day_shift, dana, pete):
+    VarianceRules.objects.create(casino=day_table.pit.casino, win_tolerance=0)
+    play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS - 1)
+
+    assert table_day(day_table, today(), rules_for(day_table.pit.casino_id))["flag"] is True
+
+
+def test_a_table_opened_twice_in_a_day_runs_from_its_first_opener_to_its_last_closer(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete)
+    count(day_table, "opener", CLOSER, dana, pete)
+    count(day_table, "closer", CLOSER, dana, pete)
+    drop_counted(monkeypatch, BUY_INS)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert (row["opener"], row["closer"], row["win"]) == (OPENER, CLOSER, HOUSE_WIN)
+    assert len(row["records"]["closer"]) == 1
+
+
+def test_a_fill_reversed_later_counts_at_the_time_of_the_fill(monkeypatch, day_table, day_shift, dana, pete):
+    fill = play_the_day(day_table, dana, pete)
+    posted = Transaction.objects.get(slips__request=fill)
+    request = correction_request(transaction=posted, by=dana, reason="The chips never came.", key=key())
+    approval_decide(request=request, by=pete, approve=True, key=key())
+    drop_counted(monkeypatch, BUY_INS)
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+
+    assert row["fills"] == 0 and row["win"] == HOUSE_WIN + FILL
+
+
+def test_a_shift_by_the_formula_takes_the_ledgers_tray_at_its_edges(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete)
+    ended = shift_end(shift=day_shift, by=pete)
+    drop_counted(monkeypatch, BUY_INS)
+
+    figures = shift_figures(ended, rules_for(day_table.pit.casino_id))
+
+    assert (figures["opener"], figures["closer"]) == (OPENER, CLOSER)
+    assert figures["win"] == HOUSE_WIN and figures["dealer"] == "dana"
+
+
+def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, day_table, day_shift, dana, pete):
+    play_the_day(day_table, dana, pete)
+    other = open_table(day_table.pit, pete, "rocket", "Rocket 2", 10, 500, decks=8)  # opened, still open
+
+    figures = master_game_figures(day_table.pit.casino_id, today())
+
+    assert [row["name"] for row in figures["tables"]] == ["Rocket 1", "Rocket 2"]
+    assert figures["total"]["status"] == OPEN and figures["total"]["win"] is None
+    assert figures["total"]["waiting"] == 2
+    deal_at(other, dana, pete)
+    count(other, "closer", tray(other), dana, pete)
+    drop_counted(monkeypatch, BUY_INS)
+    total = master_game_figures(day_table.pit.casino_id, today())["total"]
+    assert total["status"] == COUNTED and total["drop"] == 2 * BUY_INS
+    # Rocket 2 opened at 0, was filled 10,000 and closed at 10,000: its (patched) drop is all win
+    assert total["win"] == HOUSE_WIN + BUY_INS and total["system_win"] == HOUSE_WIN
+
+
+def test_the_statistics_take_win_to_drop_from_the_counted_day_and_flag_the_difference(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS - 200)
+
+    report = run(Report.Kind.STATISTICS, {"casino": day_table.pit.casino_id, "date": today().isoformat()})
+
+    [table] = report.result["tables"]
+    for period in ("day", "mtd", "ytd"):
+        figures = table[period]
+        assert (figures["drop"], figures["win"]) == (BUY_INS, HOUSE_WIN)  # keyed drop, system win beside
+        assert (figures["counted_drop"], figures["counted_win"], figures["uncounted"]) == (
+            BUY_INS - 200,
+            HOUSE_WIN - 200,
+            0,
+        )
+        assert figures["win_to_drop"] == pytest.approx((HOUSE_WIN - 200) / (BUY_INS - 200))
+    [flag] = [f for f in report.result["flags"] if f["rule"] == Investigation.Rule.WIN_DIFFERENCE]
+    assert "differ by -200 (limit 100)" in flag["detail"]
+    investigation = Investigation.objects.get(pk=flag["investigation"])
+    assert (investigation.table, investigation.measured) == (day_table, -200)
+
+
+_tables = iter(range(1, 10_000))  # a fresh table for each example
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    moves=st.lists(
+        st.tuples(st.sampled_from(["fill", "credit"]), st.integers(1, 20).map(lambda n: 100 * n)), max_size=3
+    ),
+    buy_ins=st.tuples(st.sampled_from([200, 500, 1500]), st.sampled_from([200, 500, 1500])),
+    hands=st.integers(0, 2),
+    short=st.integers(-300, 300),
+)
+def test_with_the_keyed_drop_counted_the_formula_gives_the_system_win(
+    monkeypatch, pit, pete, dana, moves, buy_ins, hands, short
+):
+    # given any day of fills, credits, buy-ins and hands, closed with the tray counted right
+    table = open_table(pit, pete, "rocket", f"Day table {next(_tables)}", 10, 500, decks=8)
+    deal_at(table, dana, pete)
+    for kind, amount in moves:
+        (tray_fill if kind == "fill" else tray_credit)(table=table, amount=amount, by=pete, key=key())
+    for number, buy_in in enumerate(buy_ins, start=1):
+        seat(table, number, buy_in, dana)
+    rocket_hands(table, hands, dana)
+    for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
+        seat_close(session=session, by=dana, key=key())
+    count(table, "closer", tray(table), dana, pete)
+
+    # when the soft count finds the keyed drop, then `short` units off it
+    drop_counted(monkeypatch, sum(buy_ins))
+    row = table_day(table, today(), rules_for(pit.casino_id))
+    drop_counted(monkeypatch, sum(buy_ins) + short)
+    off = table_day(table, today(), rules_for(pit.casino_id))
+
+    # then the formula's win is the settlements' win, and the drop's variance is the difference
+    assert row["win"] == row["system_win"] == hands * ROCKET_HOUSE_WIN and row["difference"] == 0
+    assert off["difference"] == short and off["flag"] is (abs(short) > 100)

@@ -50,8 +50,15 @@ DEMO_TABLES = (
     ("Rocket 1", Game.ROCKET, 10, 500, 250, "dana"),
     ("Blackstone 1", Game.BLACKSTONE, 5, 500, 100, "dev"),
     ("Starboard 1", Game.STARBOARD, 1, 100, 10, "dora"),
-    ("Pairs 1", Game.PAIRS, 1, 100, 1000, "dirk"),  # forfeit: its games pay nothing to approve
+    ("Pairs 1", Game.PAIRS, 1, 100, 10, "dirk"),
 )
+# The house rakes the demo pot tables (docs/rules/collection.md); Starboard's and Pairs' pots are
+# small, so they rake 10% to show a take at demo stakes, and Pairs plays for money (Cutchfeld).
+DEMO_OPTIONS = {
+    "Blackstone 1": {"collection": "rake"},
+    "Starboard 1": {"collection": "rake", "rake_percent": 10},
+    "Pairs 1": {"ending": "cutchfeld", "collection": "rake", "rake_percent": 10},
+}
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
 # Blackstone 1's day before (docs/count.md): opened, chips sold for these buy-ins and cashed out,
@@ -86,6 +93,7 @@ def seed_demo() -> list[tuple[str, str, str]]:
             min_bet=low,
             max_bet=high,
             payout_approval_threshold=threshold,
+            options=DEMO_OPTIONS.get(name, {}),
             by=users["admin"],
             reason="The demo floor",
         )

@@ -257,6 +257,7 @@ class Transaction(Chained, AppendOnly):
         DROP_COUNT = "drop_count", "Drop box to the count room"
         CORRECTION = "correction", "Correction"
         CLOSING = "closing", "Closing count (tray to cage)"
+        TIME_CHARGE = "time_charge", "Time charge (seat to rake)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -53,6 +53,7 @@ from .models import (
     StaffCasino,
     Table,
     TableCount,
+    TimeCharge,
 )
 from .services import pit_create, table_create, table_settings_change
 from .services.settings import SETTINGS
@@ -501,6 +502,15 @@ class IncidentAdmin(RecordAdmin):
     ]
     list_select_related = ["table", "hand__table", "by"]
     search_fields = ["detail", "device", "table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(TimeCharge)
+class TimeChargeAdmin(RecordAdmin):
+    list_display = ["at", "session", "period", "amount", "due_at", "by"]
+    list_filter = [related_only("session__seat__table"), related_only("by"), "at"]
+    list_select_related = ["session__seat__table", "by"]
+    search_fields = ["session__player_name", "session__seat__table__name"]
     date_hierarchy = "at"
 
 

@@ -625,6 +625,31 @@ class Incident(AppendOnly):
         return f"{self.table}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
 
 
+class TimeCharge(AppendOnly):
+    """One period of a seat session's time paid to the house, under the `time` collection
+    (RULINGS.md "House revenue on pot games"). Period 0 starts when the player sits down, period
+    n `n * time_minutes` later. At most one charge per (session, period): two workers charging the
+    same period at once cannot both write it. The chips moved are the ledger `transaction`."""
+
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="time_charges")
+    period = models.PositiveIntegerField(help_text="0 for the period that starts at the sit-down.")
+    amount = models.PositiveBigIntegerField(help_text="Units paid to the table's rake account.")
+    due_at = models.DateTimeField(help_text="When the period started.")
+    transaction = models.OneToOneField(
+        "ledger.Transaction", on_delete=models.PROTECT, related_name="time_charge"
+    )
+    at = models.DateTimeField(help_text="When it was charged.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "period"], name="one_time_charge_per_session_period")
+        ]
+
+    def __str__(self):
+        return f"{self.session}: period {self.period} ({self.amount} units)"
+
+
 class ApprovalRequest(Sealed, models.Model):
     """Something that waits for a pit manager: a large payout, a void, a fill, a credit.
 

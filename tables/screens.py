@@ -16,12 +16,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils import timezone
+
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
+from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
 from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
 from tables.services.card_corrections import hand_correctable_card
+from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import pairs_forfeit_settlement, pairs_game_round
@@ -30,6 +34,7 @@ from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_c
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
+POT_GAME_HOUSE = "The house (rake)"  # a pot game's house party is booked to the rake account
 FORFEIT_ENDING = "forfeit"
 
 
@@ -70,7 +75,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "recycled": [_recycled(recycle) for recycle in recycled],
         "actions": _actions(due, hand) if playable else None,
         "correctable": _correctable(hand) if playable else None,
-        "settlement": _settlement(due, names) if isinstance(due, Finished) else None,
+        "settlement": _settlement(due, names, game.options) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
     }
@@ -89,6 +94,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     bets = _bets_again(table, last, by_seat, chips) if last and table.game == Game.ROCKET else {}
     pairs = _pairs_game(table, by_seat) if table.game == Game.PAIRS else None
     seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
+    seats = _with_time_due(seats, time_charge_due(table=table, sessions=by_seat))
     return {
         "table": _table(table),
         "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
@@ -99,6 +105,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "takes_bets": table.game == Game.ROCKET,
         "same_bets": [{"seat": seat, "bet": bet} for seat, bet in sorted(bets.items())],
         "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
+        "collection": _collection_note(table),
         "shoe_note": _shoe_note(shoe),
         "is_open": table_is_open(table),
     }
@@ -209,7 +216,7 @@ def _pairs_last_game(table: Table) -> dict[str, Any] | None:
         "round": _hand_link(last),
         "says": pairs_game_end(result, names),
         "ending": _ending_name(result["ending"]),
-        **_money_lines(entries, names),
+        **_money_lines(entries, names, house=POT_GAME_HOUSE),
     }
 
 
@@ -259,6 +266,30 @@ def _table(table: Table) -> dict[str, Any]:
 
 def _seat_numbers(table: Table) -> range:
     return range(1, SEATS_PER_GAME[table.game] + 1)
+
+
+def _collection_note(table: Table) -> str:
+    """What the house collects at a pot-game table, as the dealer tells the players."""
+    rules = table_collection(table)
+    mode = rules.collection if rules is not None else NONE
+    if mode == RAKE:
+        return f"The house rakes {rules.rake_percent}% of each pot paid out, at most {rules.rake_cap}."
+    if mode == FEE:
+        return f"The house takes a fee of {rules.fee} from each player dealt into a game."
+    if mode == TIME:
+        return f"The house charges each seated player {rules.time_fee} every {rules.time_minutes} minutes."
+    return ""
+
+
+def _with_time_due(seats: list[dict[str, Any]], due: dict[int, Any]) -> list[dict[str, Any]]:
+    """Each taken seat with when its next time charge falls due (`time_due`; `time_due_now` once it
+    has, until the next deal takes it)."""
+    now = timezone.now()
+    return [
+        {**seat, "time_due": due[seat["number"]], "time_due_now": due[seat["number"]] <= now}
+        if seat["number"] in due else seat
+        for seat in seats
+    ]
 
 
 def _ante(table: Table) -> int:
@@ -456,13 +487,16 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
 # The end of the hand
 
 
-def _settlement(due: Finished, names: dict[int, str]) -> dict[str, Any]:
-    """Who pays and who is paid (`_money_lines`); for a Pairs round that ended the game, how it
-    ended and under which ending."""
+def _settlement(due: Finished, names: dict[int, str], options) -> dict[str, Any]:
+    """Who pays and who is paid (`_money_lines`); what the house takes (`_house_take`); for a
+    Pairs round that ended the game, how it ended and under which ending."""
     settlement = due.settlement
     result = plain(settlement.result)
+    house = POT_GAME_HOUSE if isinstance(options, CollectionOptions) else PARTY_NAMES["house"]
+    entries = [(entry.party, entry.amount, entry.reason) for entry in settlement.entries]
     return {
-        **_money_lines([(entry.party, entry.amount, entry.reason) for entry in settlement.entries], names),
+        "house_take": _house_take(settlement, options),
+        **_money_lines(entries, names, house=house),
         "net": {str(party): amount for party, amount in settlement.deltas.items()},
         "carry_out": settlement.carry_out,
         "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
@@ -471,9 +505,24 @@ def _settlement(due: Finished, names: dict[int, str]) -> dict[str, Any]:
     }
 
 
-def _money_lines(entries, names: dict[int, str]) -> dict[str, list]:
+def _house_take(settlement, options) -> dict[str, Any] | None:
+    """A pot game's collection on this hand, in a sentence the dealer reads before confirming:
+    the rake or the fees the house takes (the time charge is taken between hands). Nothing for a
+    hand that moves no chips (a Pairs round that does not end the game)."""
+    mode = getattr(options, "collection", NONE)
+    if mode not in (RAKE, FEE) or not any(settlement.deltas.values()):
+        return None
+    amount = settlement.deltas.get("house", 0)
+    if mode == RAKE:
+        rule = f"rake {options.rake_percent}% of the pot paid out, rounded down, at most {options.rake_cap}"
+    else:
+        rule = f"a fee of {options.fee} from each player dealt in"
+    return {"amount": amount, "says": f"The house takes {amount} ({rule})."}
+
+
+def _money_lines(entries, names: dict[int, str], *, house: str) -> dict[str, list]:
     """The (party, amount, reason) entries as who pays and who is paid, pot movements left out
-    (they net to zero)."""
+    (they net to zero); `house` names the house party (Rocket's tray, a pot game's rake)."""
     totals: dict[tuple, int] = {}
     for party, amount, reason in entries:
         if party != "pot":
@@ -481,7 +530,7 @@ def _money_lines(entries, names: dict[int, str]) -> dict[str, list]:
     money: dict[str, list] = {"pays": [], "paid": []}
     for (party, reason), amount in totals.items():
         if amount:
-            who = _party_name(party, names)
+            who = house if party == "house" else _party_name(party, names)
             line = {"party": str(party), "who": who, "amount": abs(amount), "reason": reason}
             money["paid" if amount > 0 else "pays"].append(line)
     return money

@@ -466,9 +466,17 @@ class ScreenPaymentSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
+class ScreenHouseTakeSerializer(serializers.Serializer):
+    amount = serializers.IntegerField(help_text="Units the house takes from this hand.")
+    says = serializers.CharField(help_text="The sentence the tablet shows before the confirm.")
+
+
 class ScreenSettlementSerializer(serializers.Serializer):
     """Who pays and who is paid, for the dealer to confirm."""
 
+    house_take = ScreenHouseTakeSerializer(
+        allow_null=True, help_text="Pot games under the rake or the fee: what the house takes."
+    )
     pays = ScreenPaymentSerializer(many=True)
     paid = ScreenPaymentSerializer(many=True)
     net = serializers.DictField(child=serializers.IntegerField(), help_text="Party to its net change.")

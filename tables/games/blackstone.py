@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import SEAT, Action, CardDue, DecisionDue, Entry, Finished, Game, Move, Options, Settlement
+from .base import SEAT, Action, CardDue, DecisionDue, Entry, Finished, Game, Move, Settlement
 from .cards import LowCard, Shoe
+from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
 BLACK_STONE = 10  # the 10s are the black stones; every other rank is a white stone
@@ -30,14 +31,17 @@ def _is_units(value: object) -> bool:
 
 
 @dataclass(frozen=True)
-class BlackstoneOptions(Options):
+class BlackstoneOptions(CollectionOptions):
     """Blackstone's house rules: `ante`, the units each player puts up to sit in
     (default 5). It stays in front of the player and goes to the pot only when
-    the player folds or loses."""
+    the player folds or loses. The house's collection (`tables.games.collection`):
+    a rake on the pot the survivors share, or a fee each player pays as the game
+    starts, on top of the ante."""
 
     ante: int = DEFAULT_ANTE
 
     def validate(self) -> None:
+        super().validate()
         if not _is_units(self.ante) or self.ante < MIN_ANTE:
             raise IllegalAction(
                 f"The ante must be a whole number of units, at least {MIN_ANTE}, not {self.ante!r}."
@@ -87,10 +91,12 @@ class Blackstone(Game):
             raise IllegalAction(
                 f"Chips are given for seats {sorted(self.stakes)}, which do not match {self.seats}."
             )
+        fee = self.options.game_fee
         for seat in self.seats:
             chips = self.stakes[seat]
-            if not _is_units(chips) or chips < ante:
-                raise IllegalAction(f"Seat {seat} has {chips!r} units in front; the ante is {ante}.")
+            if not _is_units(chips) or chips < ante + fee:
+                needs = f"the ante is {ante}" + (f" and the house's fee {fee}" if fee else "")
+                raise IllegalAction(f"Seat {seat} has {chips!r} units in front; {needs}.")
         if not _is_units(self.carry_in) or self.carry_in < 0:
             raise IllegalAction(f"The pot carried in must be whole units, not {self.carry_in!r}.")
         if self.shoe.decks != DECKS:
@@ -190,7 +196,7 @@ class Blackstone(Game):
     # Settlement ------------------------------------------------------------
 
     def _end(self) -> None:
-        entries: list[Entry] = []
+        entries: list[Entry] = fee_entries(self.options, self.seats)
         shortfalls: dict[int, int] = {}
         pot = self.carry_in
         _transfer(entries, "carry", "pot", self.carry_in, "the pot carried in joins this pot")
@@ -200,7 +206,10 @@ class Blackstone(Game):
             owed = self.options.ante + self.white
             pot += self._charge(entries, shortfalls, self.loser, owed, "second black stone: ante plus W")
         survivors = [s for s in self.in_play if s != self.loser]
-        share, odd = divmod(pot, len(survivors))
+        # There is always a survivor, so the pot is always paid out, and raked first.
+        rake, paid_out = rake_entries(self.options, pot)
+        entries += rake
+        share, odd = divmod(paid_out, len(survivors))
         reason = "split of the pot" if self.loser is not None else "last player standing takes the pot"
         for seat in survivors:
             _transfer(entries, "pot", seat, share, reason)
@@ -215,7 +224,7 @@ class Blackstone(Game):
         self, entries: list[Entry], shortfalls: dict[int, int], seat: int, owed: int, why: str
     ) -> int:
         """Move what `seat` owes into the pot, capped at its chips (table stakes)."""
-        paid = min(owed, self.stakes[seat])
+        paid = min(owed, self.stakes[seat] - self.options.game_fee)
         if owed > paid:
             shortfalls[seat] = owed - paid
         _transfer(entries, seat, "pot", paid, why)

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import RANKS, LowCard, Shoe, check_rank, composition, natural
+from .collection import CollectionOptions, fee_entries
 from .errors import IllegalAction
 from .pairs_endings import (
     CUTCHFELD,
@@ -60,10 +61,12 @@ def _check_flag(name: str, value: object) -> None:
 
 
 @dataclass(frozen=True)
-class PairsOptions(Options):
+class PairsOptions(CollectionOptions):
     """Pairs house rules: the losing score (None: the chart), the ending that pays
     the game, Tacoma's amount, Five Card Catch (Cutchfeld only), the Continuous,
-    Pieces of Eight and Calamities variants, and the decks in the shoe."""
+    Pieces of Eight and Calamities variants, and the decks in the shoe. The
+    house's collection (`tables.games.collection`): a rake on the prize of the
+    game's ending, or a fee each player pays once per game, on its first round."""
 
     target: int | None = None
     ending: str = FORFEIT
@@ -75,6 +78,7 @@ class PairsOptions(Options):
     decks: int = 1
 
     def validate(self) -> None:
+        super().validate()
         target = self.target
         if target is not None and (isinstance(target, bool) or not isinstance(target, int) or target < 1):
             raise IllegalAction(f"The losing score must be a whole number of points above 0, not {target!r}.")
@@ -296,7 +300,7 @@ class Pairs(Game):
         if not self.options.continuous:
             self._discard(self.seats)
         money = settle_game(scores, ending=self.options.ending, loser=None, carry=self.carry_in,
-                            five_card_winner=seat)
+                            five_card_winner=seat, collection=self.options)
         self._finish(self._result(FIVE_CARD_CATCH, scores, five_card_winner=seat), money)
         return True
 
@@ -338,7 +342,8 @@ class Pairs(Game):
         money = None
         if loser is not None:
             money = settle_game(scores, ending=self.options.ending, loser=loser,
-                                tacoma_amount=self.options.tacoma_amount, carry=self.carry_in)
+                                tacoma_amount=self.options.tacoma_amount, carry=self.carry_in,
+                                collection=self.options)
         self._finish(result, money)
 
     def _discard(self, seats) -> None:
@@ -348,12 +353,23 @@ class Pairs(Game):
             self.stacks[seat] = []
 
     def _finish(self, result: dict, money: Settlement | None) -> None:
-        """End the hand; `money` is the game's settlement when this hand ended the game."""
+        """End the hand; `money` is the game's settlement when this hand ended the game. The
+        game's first round also carries the house's fee, if it charges one."""
         self._card = None
+        fees = fee_entries(self.options, self.seats) if self._first_round else []
         if money is None:
-            self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+            self._settlement = Settlement.from_entries(
+                self.seats, fees, carry_in=self.carry_in, result=result
+            )
         else:
+            entries = [*fees, *money.entries]
+            money = Settlement.from_entries(self.seats, entries, carry_in=self.carry_in, result=money.result)
             self._settlement = replace(money, result={**result, **money.result})
+
+    @property
+    def _first_round(self) -> bool:
+        # Every round scores points, so nothing scored going in means the game starts here.
+        return not any(self.stakes.values())
 
     def _scores_going_in(self) -> dict[int, int]:
         return {seat: self.stakes[seat] for seat in self.seats}

@@ -20,6 +20,15 @@ nobody wins a prize as such, so the pot stays carried.
 
 Five Card Catch (played with Cutchfeld) has a winner and no loser: every other
 player pays the winner their own score.
+
+The house's rake (`tables.games.collection`) is taken from the prize the loser
+pays, with any carried pot it collects, before the split; under the endings
+where the loser pays each player their own amount (Downspear, Norland,
+Portland) the prize is the sum the loser pays, and the rake comes out of the
+largest payments, one unit at a time (the first such seat in seat order on a
+tie), so the rake evens the payments out rather than
+wiping out the smallest. A Five Card Catch's prize is everything the winner
+collects. The loser, or each payer, always pays the full amount.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .base import Entry, Settlement
+from .collection import HOUSE, RAKE_REASON, CollectionOptions
 from .errors import IllegalAction
 
 FORFEIT, DOWNSPEAR, SEATTLE, NORLAND = "forfeit", "downspear", "seattle", "norland"
@@ -62,24 +72,27 @@ def settle_game(
     tacoma_amount: int = DEFAULT_TACOMA_AMOUNT,
     carry: int = 0,
     five_card_winner: int | None = None,
+    collection: CollectionOptions | None = None,
 ) -> Settlement:
     """Pay a finished Pairs game under `ending`.
 
     `scores` maps every seat to its final score; `loser` is the seat that
     reached the losing score (None when the game ended in a Five Card Catch,
     whose winner is `five_card_winner`); `carry` is the pot carried in from the
-    table's last game. Returns a Settlement whose `result` names the ending, the
-    loser, the winners paid and the five-card winner.
+    table's last game; `collection` the house's (None: it collects nothing), whose
+    rake comes out of the prize. Returns a Settlement whose `result` names the
+    ending, the loser, the winners paid and the five-card winner.
     """
     name = canonical_ending(ending)
     scores = _checked_scores(scores)
+    house = collection if collection is not None else CollectionOptions(collection="none")
     _check_amount("carried pot", carry, minimum=0)
     if five_card_winner is not None:
-        entries, winners = _five_card_entries(scores, name, loser, five_card_winner, carry)
+        entries, winners = _five_card_entries(scores, name, loser, five_card_winner, carry, house)
     else:
         _check_loser(scores, loser)
         _check_amount("Tacoma amount", tacoma_amount, minimum=1)
-        entries, winners = _ENDING_ENTRIES[name](scores, loser, tacoma_amount, carry)
+        entries, winners = _ENDING_ENTRIES[name](scores, loser, tacoma_amount, carry, house)
     result = {"ending": name, "loser": loser, "winners": winners, "five_card_winner": five_card_winner}
     return Settlement.from_entries(tuple(scores), entries, carry_in=carry, result=result)
 
@@ -110,22 +123,37 @@ def _lowest(scores: dict[int, int], loser: int) -> list[int]:
     return [seat for seat, score in scores.items() if seat != loser and score == low]
 
 
-def _pay_each(loser: int, amounts: dict[int, int], reason: str) -> list[Entry]:
-    """The loser pays each listed player an amount of their own (no split, no carry)."""
+def _pay_each(loser: int, amounts: dict[int, int], reason: str, house: CollectionOptions) -> list[Entry]:
+    """The loser pays each listed player an amount of their own (no split, no carry), less the
+    house's rake on the sum, taken from the largest payments first."""
     paid = {seat: amount for seat, amount in amounts.items() if amount}
     if not paid:
         return []
-    entries = [Entry(loser, -sum(paid.values()), f"{reason}: the loser pays")]
-    entries += [Entry(seat, amount, f"{reason}: paid by the loser") for seat, amount in paid.items()]
+    prize = sum(paid.values())
+    entries = [Entry(loser, -prize, f"{reason}: the loser pays")]
+    rake = house.rake(prize)
+    for _ in range(rake):
+        largest = max(paid, key=paid.__getitem__)  # max() keeps the first in seat order on a tie
+        paid[largest] -= 1
+    if rake:
+        entries.append(Entry(HOUSE, rake, RAKE_REASON))
+    entries += [Entry(seat, amount, f"{reason}: paid by the loser") for seat, amount in paid.items()
+                 if amount]
     return entries
 
 
-def _split(loser: int, prize: int, winners: list[int], carry: int, reason: str) -> list[Entry]:
-    """The loser pays `prize`; with the carried pot it is shared by `winners`, odd units carry."""
+def _split(
+    loser: int, prize: int, winners: list[int], carry: int, reason: str, house: CollectionOptions
+) -> list[Entry]:
+    """The loser pays `prize`; with the carried pot, less the house's rake, it is shared by
+    `winners`, odd units carry."""
     entries = [Entry(loser, -prize, f"{reason}: the loser pays {prize}"), Entry("pot", prize, reason)]
     if carry:
         entries += [Entry("carry", -carry, "the carried pot joins the prize"), Entry("pot", carry, reason)]
-    share, odd = divmod(prize + carry, len(winners))
+    rake = house.rake(prize + carry)
+    if rake:
+        entries += [Entry("pot", -rake, RAKE_REASON), Entry(HOUSE, rake, RAKE_REASON)]
+    share, odd = divmod(prize + carry - rake, len(winners))
     for seat in winners:
         if share:
             entries += [Entry(seat, share, f"{reason}: share of the prize"), Entry("pot", -share, reason)]
@@ -134,39 +162,39 @@ def _split(loser: int, prize: int, winners: list[int], carry: int, reason: str) 
     return entries
 
 
-def _forfeit(scores, loser, tacoma_amount, carry):
+def _forfeit(scores, loser, tacoma_amount, carry, house):
     return [], []
 
 
-def _downspear(scores, loser, tacoma_amount, carry):
+def _downspear(scores, loser, tacoma_amount, carry, house):
     others = [seat for seat in scores if seat != loser]
-    return _pay_each(loser, dict.fromkeys(others, 1), "Downspear"), others
+    return _pay_each(loser, dict.fromkeys(others, 1), "Downspear", house), others
 
 
-def _norland(scores, loser, tacoma_amount, carry):
+def _norland(scores, loser, tacoma_amount, carry, house):
     winners = _lowest(scores, loser)
-    return _pay_each(loser, dict.fromkeys(winners, 1), "Norland"), winners
+    return _pay_each(loser, dict.fromkeys(winners, 1), "Norland", house), winners
 
 
-def _tacoma(scores, loser, tacoma_amount, carry):
+def _tacoma(scores, loser, tacoma_amount, carry, house):
     winners = _lowest(scores, loser)
-    return _split(loser, tacoma_amount, winners, carry, "Tacoma"), winners
+    return _split(loser, tacoma_amount, winners, carry, "Tacoma", house), winners
 
 
-def _cutchfeld(scores, loser, tacoma_amount, carry):
+def _cutchfeld(scores, loser, tacoma_amount, carry, house):
     winners = _lowest(scores, loser)
-    return _split(loser, scores[loser], winners, carry, "Cutchfeld"), winners
+    return _split(loser, scores[loser], winners, carry, "Cutchfeld", house), winners
 
 
-def _olympia(scores, loser, tacoma_amount, carry):
+def _olympia(scores, loser, tacoma_amount, carry, house):
     winners = _lowest(scores, loser)
     difference = scores[loser] - scores[winners[0]]
-    return _split(loser, difference, winners, carry, "Olympia"), winners
+    return _split(loser, difference, winners, carry, "Olympia", house), winners
 
 
-def _portland(scores, loser, tacoma_amount, carry):
+def _portland(scores, loser, tacoma_amount, carry, house):
     differences = {seat: scores[loser] - score for seat, score in scores.items() if seat != loser}
-    return _pay_each(loser, differences, "Portland"), list(differences)
+    return _pay_each(loser, differences, "Portland", house), list(differences)
 
 
 _ENDING_ENTRIES = {
@@ -180,9 +208,10 @@ _ENDING_ENTRIES = {
 }
 
 
-def _five_card_entries(scores, name, loser, winner, carry):
+def _five_card_entries(scores, name, loser, winner, carry, house):
     """Five Card Catch: every other player pays the winner their own score; the
-    winner is the game's only prize-taker, so a carried pot goes to them too."""
+    winner is the game's only prize-taker, so a carried pot goes to them too. The
+    house's rake comes out of all the winner collects."""
     if name != CUTCHFELD:
         raise IllegalAction(f"Five Card Catch is played only with Cutchfeld, not {name}.")
     if loser is not None:
@@ -199,4 +228,7 @@ def _five_card_entries(scores, name, loser, winner, carry):
             Entry("carry", -carry, "the carried pot goes to the winner"),
             Entry(winner, carry, "Five Card Catch: the carried pot"),
         ]
+    rake = house.rake(sum(entry.amount for entry in entries if entry.party == winner))
+    if rake:
+        entries += [Entry(winner, -rake, RAKE_REASON), Entry(HOUSE, rake, RAKE_REASON)]
     return entries, [winner]

@@ -23,7 +23,8 @@ from typing import Any
 
 from .base import Game
 from .cards import Shoe
-from .replay import new_game
+from .collection import NONE, CollectionOptions
+from .replay import games, new_game
 
 IN_PLAY = "in_play"  # Continuous Pairs' stacks carried in: seat -> ranks, seat keys written as text
 
@@ -77,19 +78,27 @@ class HandSetup:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> HandSetup:
-        """Read a setup written by `to_record`."""
+        """Read a setup written by `to_record`. A pot game's hand recorded before the house's
+        collection was an option has none in its options: it collected nothing, and replays so."""
         shoe = record["shoe"]
         return cls(
             game=record["game"],
             seats=tuple(record["seats"]),
             stakes={int(seat): stake for seat, stake in record["stakes"].items()},
-            options=dict(record["options"]),
+            options=_options_from_record(record["game"], record["options"]),
             carry=record["carry"],
             state=_state_from_record(record["state"]),
             decks=shoe["decks"],
             remaining=tuple(shoe["remaining"]),
             unseen=shoe["unseen"],
         )
+
+
+def _options_from_record(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    rules = games().get(game)
+    if rules is not None and issubclass(rules.Options, CollectionOptions) and "collection" not in options:
+        return {**options, "collection": NONE}
+    return dict(options)
 
 
 def _state_record(state: Mapping[str, Any]) -> dict[str, Any]:

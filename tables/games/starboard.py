@@ -23,10 +23,10 @@ from .base import (
     Finished,
     Game,
     Move,
-    Options,
     Settlement,
 )
 from .cards import Shoe
+from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 7
@@ -53,7 +53,7 @@ def _is_units(value: object) -> bool:
 
 
 @dataclass(frozen=True)
-class StarboardOptions(Options):
+class StarboardOptions(CollectionOptions):
     """Starboard house rules.
 
     `ante` (default 1) goes into the pot from every player; `draw_fee` (default
@@ -62,7 +62,10 @@ class StarboardOptions(Options):
     out every locked player with fewer cards than the hand now holds; `button`
     (default None: the first seat) is the seat that acts first this game. The
     button moves from game to game, but lives here so that a hand's record
-    alone replays it.
+    alone replays it. The house's collection (`tables.games.collection`): a rake
+    on a pot the locked players share (a pot that carries whole is not raked), or
+    a fee each player pays as the game starts, on top of the ante; its `fee` is
+    the house's, the draw's is `draw_price`.
     """
 
     ante: int = 1
@@ -71,10 +74,12 @@ class StarboardOptions(Options):
     button: int | None = None
 
     @property
-    def fee(self) -> int:
+    def draw_price(self) -> int:
+        """What a draw costs: the draw fee, or the ante when none is set."""
         return self.ante if self.draw_fee is None else self.draw_fee
 
     def validate(self) -> None:
+        super().validate()
         if not _is_units(self.ante) or self.ante < MIN_CHARGE:
             raise IllegalAction(f"The ante must be a whole number of units, at least {MIN_CHARGE}.")
         if self.draw_fee is not None and (not _is_units(self.draw_fee) or self.draw_fee < MIN_CHARGE):
@@ -144,12 +149,12 @@ class Starboard(Game):
             )
         if set(self.stakes) != set(self.seats):
             raise IllegalAction(f"Stakes must be given for exactly the seats playing, {list(self.seats)}.")
+        ante, fee = self.options.ante, self.options.game_fee
         for seat in self.seats:
             chips = self.stakes[seat]
-            if not _is_units(chips) or chips < self.options.ante:
-                raise IllegalAction(
-                    f"Seat {seat} cannot sit in: the ante is {self.options.ante} and it has {chips!r}."
-                )
+            if not _is_units(chips) or chips < ante + fee:
+                needs = f"the ante is {ante}" + (f" and the house's fee {fee}" if fee else "")
+                raise IllegalAction(f"Seat {seat} cannot sit in: {needs} and it has {chips!r}.")
         if not _is_units(self.carry_in) or self.carry_in < 0:
             raise IllegalAction(f"The pot carried in must be a whole number of units, not {self.carry_in!r}.")
         if self.options.button is not None and self.options.button not in self.seats:
@@ -168,7 +173,8 @@ class Starboard(Game):
 
     def can_pay_fee(self, seat: int) -> bool:
         """True if `seat` still has the draw fee in front of it (table stakes)."""
-        return self.stakes[seat] - self.paid[seat] >= self.options.fee
+        left = self.stakes[seat] - self.options.game_fee - self.paid[seat]
+        return left >= self.options.draw_price
 
     @property
     def pot(self) -> int:
@@ -211,7 +217,7 @@ class Starboard(Game):
     def _act(self, action: Action) -> None:
         seat = self.order[self.turn]
         if action.move is Move.DRAW:
-            self.paid[seat] += self.options.fee
+            self.paid[seat] += self.options.draw_price
             self.draws.append(seat)
             self.card_due = DRAW
         else:
@@ -252,8 +258,11 @@ class Starboard(Game):
     def _settle(self) -> Settlement:
         standing = {s: self.lock_counts[s] for s in self.order if self.status[s] is Status.LOCKED}
         pot = self.pot
-        winners, share, odd = split_pot(pot, standing)
-        entries = self._payments() + [e for s in winners for e in _move(s, share, "pot share")]
+        # A pot nobody wins carries whole, unraked: it is raked once, when someone wins it.
+        rake, paid_out = rake_entries(self.options, pot) if standing else ([], pot)
+        winners, share, odd = split_pot(paid_out, standing)
+        entries = fee_entries(self.options, self.order) + self._payments() + rake
+        entries += [e for s in winners for e in _move(s, share, "pot share")]
         if odd:
             reason = "odd units carried" if winners else "nobody locked: pot carried"
             entries += _move("carry", odd, reason)
@@ -267,7 +276,7 @@ class Starboard(Game):
         for seat in self.order:
             entries += _move(seat, -self.options.ante, "ante")
         for seat in self.draws:
-            entries += _move(seat, -self.options.fee, "draw fee")
+            entries += _move(seat, -self.options.draw_price, "draw fee")
         return entries
 
     def _result(self, **facts) -> dict:

@@ -5,7 +5,8 @@ import json
 from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
-from tables.models import ApprovalRequest, CardEvent, Decision, Hand, TableCount
+from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Shoe, Table, TableCount
+from tables.rocket_counting import configuration_warnings
 from tables.screens import PARTY_NAMES
 
 from .forms import CHIP_VALUES
@@ -90,6 +91,15 @@ def hand_result(hand: Hand) -> str:
 
 
 # Counts and slips
+
+
+def shoe_warnings(table: Table) -> list[str]:
+    """What the house should know of the shoe in play at `table`: beatable by a card counter, or
+    running dry mid-hand too often (tables.rocket_counting; measured once per configuration)."""
+    shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).order_by("-pk").first()
+    if shoe is None:
+        return []
+    return configuration_warnings(table.game, table.options, shoe.decks, shoe.penetration)
 
 
 def options_text(options: dict) -> str:

@@ -298,6 +298,7 @@ def render_settings(request, table: Table, form=None, *, error: str = "", status
         "options": options,
         "reason": form.data.get("reason", "") if form is not None else "",
         "games": Table._meta.get_field("game").choices,
+        "warnings": presenters.shoe_warnings(table),
         "error": error,
     }
     return page(request, "pit/settings.html", context, status=status)

@@ -42,6 +42,7 @@ from tables.models import (
     Table,
 )
 
+from .collection import table_collection, time_charges_post
 from .counts import table_check_open
 from .engine import (
     hand_records,
@@ -206,6 +207,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)
+    _charge_time(table, sessions, by)
     seats, stakes, commitments = _stakes(table, sessions, bets)
     setup, game = _setup(table, shoe, seats, stakes)
     hand = Hand.objects.create(
@@ -224,6 +226,17 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     _post_commitments(hand, by)
     hand.engine = game
     return hand_records_none(hand)
+
+
+def _charge_time(table: Table, sessions: dict[int, SeatSession], by) -> None:
+    """The time collection: every period of seat time begun is charged before anyone is dealt in;
+    a player who cannot pay it cannot sit in (tables/services/collection.py)."""
+    owed = time_charges_post(table=table, sessions=sessions, by=by, now=timezone.now())
+    if owed:
+        raise HandError(" ".join(
+            f"Seat {seat} owes the time charge of {amount} units and cannot pay it: buy in or cash out first."
+            for seat, amount in sorted(owed.items())
+        ))
 
 
 def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -> tuple[HandSetup, Engine]:
@@ -269,6 +282,7 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
         raise HandError(f"{table.get_game_display()} takes no bets: every seated player plays.")
     if table.game == Game.PAIRS:
         seats, scores = _pairs_players(table, sessions)
+        _check_pairs_fee(table, scores, chips)
         return seats, scores, {}
     seats = sorted(sessions)
     ante = table.house_rules().ante
@@ -302,6 +316,20 @@ def _bet_refused(table: Table, session: SeatSession | None, in_front: int | None
 
 def _last_settled(table: Table) -> Hand | None:
     return table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
+
+
+def _check_pairs_fee(table: Table, scores: dict[int, int], chips: dict[int, int]) -> None:
+    """The fee collection: a Pairs game's players pay the fee on its first round (the engine
+    books it; its scores are not chips), so a player who cannot pay it cannot sit in."""
+    rules = table_collection(table)
+    fee = rules.game_fee if rules is not None else 0
+    if not fee or any(scores.values()):
+        return
+    short = [seat for seat in scores if chips[seat] < fee]
+    if short:
+        raise HandError(" ".join(
+            f"Seat {seat} has {chips[seat]} units in front; the house's fee is {fee}." for seat in short
+        ))
 
 
 def _pairs_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[list[int], dict[int, int]]:
@@ -510,7 +538,7 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
     recorded, so the ledger says where the chips are at every step (the settlement leaves it out)."""
     if hand.game != Game.STARBOARD or action.move is not Move.DRAW:
         return
-    fee = game.options.fee
+    fee = game.options.draw_price
     accounts = _accounts(hand, [seat, "pot"])
     ledger_post(
         lines=[Line(accounts[seat], -fee, DRAW_FEE), Line(accounts["pot"], fee, DRAW_FEE)],
@@ -655,13 +683,14 @@ def pairs_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
     carried out. A replay of the records: the same answer every time it is asked."""
     result = last_round.settlement["result"]
     scores = {**seat_keyed(result["scores"]), seat: result["target"]}
-    options = PairsOptions.build(last_round.options)
+    options = PairsOptions.build(HandSetup.from_record(last_round.setup).options)  # old rounds: none
     money = settle_game(
         scores,
         ending=options.ending,
         loser=seat,
         tacoma_amount=options.tacoma_amount,
         carry=last_round.settlement["carry_out"],
+        collection=options,
     )
     facts = {"event": "left", "scores": scores, "target": result["target"], "game_over": True}
     return replace(money, result={**facts, **money.result})

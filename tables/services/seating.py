@@ -17,6 +17,7 @@ from ledger.models import Account, Transaction
 from ledger.services import Line, account_get, ledger_post, ledger_reverse
 from tables.models import Hand, Seat, SeatSession, Table
 
+from .collection import time_charges_post
 from .counts import table_check_open
 from .idempotency import run_once
 
@@ -80,6 +81,7 @@ def _open(table_id: int, number: int, buy_in: int, player_name: str, by) -> dict
         started_by=by,
     )
     _post_buy_in(session, buy_in, by)
+    time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 
 
@@ -105,6 +107,8 @@ def _close(session_id: int, by) -> dict:
     from .hands import pairs_game_forfeit  # hands imports this module
 
     pairs_game_forfeit(session=session, by=by)
+    # The periods begun before the player leaves; one they cannot pay is dropped.
+    time_charges_post(table=table, sessions={session.seat.number: session}, by=by, now=timezone.now())
     chips = player_account(session).balance
     if chips:
         patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)

@@ -182,6 +182,8 @@ def floor(db):
     jammed = hand_start(table=pairs, by=dana, key=key())
     for rank in [*TIES, *REPLACED, 10, 9]:  # the deck runs dry twice: two recycles
         jammed = card(jammed, rank, dana)
+    timed = open_table(pit, pete, Game.STARBOARD, "Starboard 1", 1, 100, options={"collection": "time"})
+    seat(timed, 1, 100, dana), seat(timed, 2, 100, dana)  # a time charge each as they sit down
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
     for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino

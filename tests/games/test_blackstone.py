@@ -13,8 +13,12 @@ from tables.games import Action, CardDue, DecisionDue, Finished, IllegalAction, 
 from tables.games.base import CardEvent, DecisionEvent
 from tables.games.blackstone import Blackstone, fold_penalty
 from tables.games.cards import RANKS, LowCard
+from tables.games.collection import CollectionOptions
+
+from .strategies import collections, expected_house
 
 TEN = 10
+DEFAULT_COLLECTION = CollectionOptions().as_record()
 
 
 def play(game: Blackstone, *steps) -> Blackstone:
@@ -32,8 +36,12 @@ def state_of(game: Blackstone) -> dict:
     return copy.deepcopy({k: vars(v) if isinstance(v, LowCard | Shoe) else v for k, v in vars(game).items()})
 
 
-def table(seats=(1, 2, 3), stakes=None, **kwargs) -> Blackstone:
-    return Blackstone(seats, stakes or {s: 100 for s in seats}, **kwargs)
+# The book's examples take no collection; the house's is tested on its own below.
+NO_COLLECTION = {"collection": "none"}
+
+
+def table(seats=(1, 2, 3), stakes=None, options=NO_COLLECTION, **kwargs) -> Blackstone:
+    return Blackstone(seats, stakes or {s: 100 for s in seats}, options=options, **kwargs)
 
 
 # The book's worked example -------------------------------------------------
@@ -270,7 +278,7 @@ def test_an_ante_that_is_not_a_positive_whole_number_is_refused(ante):
 
 
 def test_the_ante_defaults_to_five_and_is_recorded_as_a_house_rule():
-    assert table().options.as_record() == {"ante": 5}
+    assert Blackstone((1, 2), {1: 50, 2: 50}).options.as_record() == {"ante": 5, **DEFAULT_COLLECTION}
 
 
 def test_chips_for_a_seat_not_playing_and_a_multi_deck_shoe_are_refused():
@@ -330,11 +338,12 @@ def test_malformed_decisions_are_refused_and_change_nothing(decision, message):
 def test_a_hand_replays_from_its_revealed_cards_and_decisions():
     cards = [TEN, 3, 5, 9, 8, 6, 7, TEN, 4, 4]  # the last two were counted but never revealed
     decisions = [("take", 1), ("take", 1), ("take", 3)]
-    record = replay("blackstone", (1, 2, 3), {1: 100, 2: 100, 3: 100}, cards, decisions, carry=3)
+    stakes = {1: 100, 2: 100, 3: 100}
+    record = replay("blackstone", (1, 2, 3), stakes, cards, decisions, options=NO_COLLECTION, carry=3)
     assert record.cards_used == 8
     assert record.settlement == play(table(carry=3), *ODD_POT).settlement()
     assert record.settlement.deltas == {1: -11, 2: 7, 3: 7, "house": 0, "carry": -3}
-    assert record.options == {"ante": 5}
+    assert record.options == {"ante": 5, **DEFAULT_COLLECTION, "collection": "none"}
 
 
 # Random legal play -------------------------------------------------------------
@@ -379,8 +388,10 @@ def try_something_illegal(game: Blackstone, due: DecisionDue, data) -> None:
 def tables(draw):
     seats = draw(st.lists(st.integers(1, 9), min_size=2, max_size=8, unique=True))
     ante = draw(st.integers(1, 10))
-    stakes = {s: draw(st.integers(ante, ante + 40)) for s in seats}
-    return seats, stakes, {"ante": ante}, draw(st.integers(0, 9))
+    options = {"ante": ante, **draw(collections())}
+    fee = options.get("fee", 0)
+    stakes = {s: draw(st.integers(ante + fee, ante + fee + 40)) for s in seats}
+    return seats, stakes, options, draw(st.integers(0, 9))
 
 
 @settings(max_examples=300, deadline=None)
@@ -403,7 +414,7 @@ def test_random_legal_play_balances_replays_and_never_overdeals(setup, data):
         game.act(decision)
         decisions.append(decision)
     settlement = game.settlement()
-    check_money(settlement, stakes, carry)
+    check_money(settlement, stakes, carry, options)
     check_deck(game, settlement)
     record = replay("blackstone", seats, stakes, cards, decisions, options=options, carry=carry)
     assert record.settlement == settlement
@@ -413,15 +424,17 @@ def test_random_legal_play_balances_replays_and_never_overdeals(setup, data):
     ]
 
 
-def check_money(settlement, stakes, carry) -> None:
+def check_money(settlement, stakes, carry, options) -> None:
+    """Chips are conserved, whatever the house collects: players, house and carry sum to zero."""
     deltas = settlement.deltas
-    assert sum(deltas.values()) == 0 and deltas["house"] == 0
+    assert sum(deltas.values()) == 0
+    assert deltas["house"] == expected_house(options, len(stakes), settlement.result["pot"])
     assert all(deltas[s] >= -stakes[s] for s in stakes)  # table stakes
     assert all(deltas[s] == -stakes[s] for s in settlement.shortfalls)
     survivors = settlement.result["survivors"]
     assert 0 <= settlement.carry_out < len(survivors)
     assert settlement.carry_out == carry + deltas["carry"]
-    assert all(deltas[s] >= 0 for s in survivors)
+    assert all(deltas[s] >= -options.get("fee", 0) for s in survivors)
 
 
 def check_deck(game: Blackstone, settlement) -> None:

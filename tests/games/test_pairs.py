@@ -17,8 +17,11 @@ from hypothesis import strategies as st
 from tables.games import Action, CardDue, DecisionDue, Finished, IllegalAction, Move, Shoe, replay
 from tables.games.base import SEAT
 from tables.games.cards import RANKS, composition
+from tables.games.collection import CollectionOptions
 from tables.games.pairs import MAX_PLAYERS, MIN_PLAYERS, Pairs, PairsOptions, calamities_low, losing_score
 from tables.games.pairs_endings import ENDINGS
+
+from .strategies import collections
 
 ANGIE, BOB, CARLOS, DELIA, ECHO = 1, 2, 3, 4, 5
 HIT_OR_FOLD = (Move.HIT, Move.FOLD)
@@ -38,9 +41,10 @@ def play(game: Pairs, *steps: int | str | tuple) -> Pairs:
 
 
 def table(n: int = 5, scores: dict[int, int] | None = None, **options) -> Pairs:
-    """A Pairs hand for seats 1..n, everyone at 0 points unless `scores` says otherwise."""
+    """A Pairs hand for seats 1..n, everyone at 0 points unless `scores` says otherwise; the book's
+    examples take no collection unless `options` name one."""
     seats = list(range(1, n + 1))
-    return Pairs(seats, scores or dict.fromkeys(seats, 0), options=options)
+    return Pairs(seats, scores or dict.fromkeys(seats, 0), options={"collection": "none", **options})
 
 
 def resume(in_play: dict[int, list[int]], to_act: int, scores=None, **options) -> Pairs:
@@ -312,6 +316,7 @@ def test_the_default_house_rules_are_the_rulings():
     assert PairsOptions().as_record() == {
         "target": None, "ending": "forfeit", "tacoma_amount": 6, "five_card_catch": False,
         "continuous": False, "pieces_of_eight": False, "calamities": False, "decks": 1,
+        **CollectionOptions().as_record(),
     }
 
 
@@ -567,6 +572,7 @@ def tables(draw, continuous: bool | None = None):
         "target": draw(st.none() | st.integers(1, 40)),
         "tacoma_amount": draw(st.integers(1, 12)),
         "decks": draw(st.integers(1, 3)),
+        **draw(collections()),
     }
     target = options["target"] or losing_score(players)
     stakes = {seat: draw(st.integers(0, target - 1)) for seat in seats}
@@ -604,6 +610,17 @@ def card_counts(game: Pairs, scored: list[int]) -> list[int]:
     return [game.shoe.remaining[rank] + held.count(rank) for rank in RANKS]
 
 
+def first_round_fee(options: dict, scores: dict[int, int]) -> int:
+    """What each player pays the house on this round: the fee, on a fee table's first round of a
+    game (nothing scored going in)."""
+    return options.get("fee", 0) if options["collection"] == "fee" and not any(scores.values()) else 0
+
+
+def round_money(seats, fee: int) -> dict:
+    """The deltas of a round that does not end the game: each player's fee to the house, if any."""
+    return {**dict.fromkeys(seats, -fee), "house": fee * len(seats), "carry": 0}
+
+
 @settings(max_examples=400, deadline=None)
 @given(tables(), st.data())
 def test_random_legal_play_balances_and_replays_the_same(table_, data):
@@ -613,14 +630,15 @@ def test_random_legal_play_balances_and_replays_the_same(table_, data):
     cards, decisions = play_out(game, shoe_order(data, game.shoe), data)
 
     settlement = game.settlement()
-    assert sum(settlement.deltas.values()) == 0
+    assert sum(settlement.deltas.values()) == 0  # chips are conserved, whatever the house collects
+    assert settlement.deltas["house"] >= first_round_fee(options, stakes) * len(seats)
     assert all(cards.count(rank) <= composition(options["decks"])[rank] for rank in RANKS)
     record = replay("pairs", seats, stakes, cards, decisions, options, carry)
     assert record.settlement == settlement
     assert record.transcript == tuple(game.transcript)
     outcome = settlement.result
     if not outcome["game_over"]:
-        assert all(amount == 0 for amount in settlement.deltas.values())
+        assert settlement.deltas == round_money(seats, first_round_fee(options, stakes))
         assert settlement.carry_out == carry
     scorer = outcome["scorer"]
     if scorer is not None:
@@ -657,7 +675,7 @@ def test_whole_games_hand_after_hand_move_money_only_at_the_end(table_, data):
         if outcome["game_over"]:
             assert sum(settlement.deltas.values()) == 0
             return
-        assert set(settlement.deltas.values()) == {0}
+        assert settlement.deltas == round_money(seats, first_round_fee(options, stakes))
         stakes, carry = outcome["scores"], settlement.carry_out
         if options["continuous"]:
             state = {"in_play": outcome["in_play"], "to_act": outcome["next_to_act"]}

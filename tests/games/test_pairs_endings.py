@@ -15,6 +15,9 @@ from tables.games import IllegalAction
 from tables.games.pairs import Pairs
 from tables.games.pairs_endings import ENDINGS, SPLIT_ENDINGS, canonical_ending, is_gambling, settle_game
 
+# The book's examples take no collection (settle_game collects nothing unless told).
+NONE = {"collection": "none"}
+
 
 def scores(*points: int) -> dict[int, int]:
     return {seat: score for seat, score in enumerate(points, start=1)}
@@ -68,7 +71,7 @@ def test_the_loser_always_pays_the_full_amount_even_when_three_winners_share_it(
 
 def test_the_hand_that_ends_a_cutchfeld_game_carries_the_games_money():
     # given five players at 12, 10, 8, 7, 2 with 13 to lose; Angie starts on a 1
-    game = Pairs([1, 2, 3, 4, 5], scores(12, 10, 8, 7, 2), options={"ending": "cutchfeld"})
+    game = Pairs([1, 2, 3, 4, 5], scores(12, 10, 8, 7, 2), options={"ending": "cutchfeld", **NONE})
     # when everybody hits clean once round the table and Angie then pairs her 5s
     play(game, 1, 3, 4, 6, 8, "hit", 5, "hit", 7, "hit", 9, "hit", 10, "hit", 2, "hit", 5)
     # then Angie scores 5, reaches 17, loses, and pays her 17 to the player with 2
@@ -79,7 +82,7 @@ def test_the_hand_that_ends_a_cutchfeld_game_carries_the_games_money():
 
 
 def test_a_hand_that_does_not_end_the_game_moves_no_money_whatever_the_ending():
-    game = Pairs([1, 2, 3], scores(0, 0, 0), options={"ending": "portland"}, carry=3)
+    game = Pairs([1, 2, 3], scores(0, 0, 0), options={"ending": "portland", **NONE}, carry=3)
     play(game, 8, 5, 9, "fold")
 
     assert set(money(game.settlement()).values()) == {0}
@@ -141,14 +144,15 @@ def test_forfeit_moves_no_money_but_names_the_loser():
 
 
 def test_the_hand_that_ends_a_forfeit_game_names_the_loser_and_moves_nothing():
-    game = play(Pairs([1, 2], scores(25, 3)), 6, 9, "hit", 6)
+    game = play(Pairs([1, 2], scores(25, 3), options=NONE), 6, 9, "hit", 6)
 
     assert game.settlement().result["loser"] == 1
     assert set(money(game.settlement()).values()) == {0}
 
 
 def test_the_hand_that_ends_a_tacoma_game_pays_the_tables_amount():
-    game = Pairs([1, 2, 3], scores(18, 2, 2), options={"ending": "tacoma", "tacoma_amount": 12}, carry=1)
+    game = Pairs([1, 2, 3], scores(18, 2, 2), options={"ending": "tacoma", "tacoma_amount": 12, **NONE},
+                 carry=1)
     play(game, 3, 5, 6, "hit", 3)
 
     assert money(game.settlement()) == {1: -12, 2: 6, 3: 6, "house": 0, "carry": 0}

@@ -11,7 +11,7 @@ CONTINUOUS = HandSetup(
     game="pairs",
     seats=(1, 2, 3),
     stakes={1: 4, 2: 0, 3: 7},
-    options={"continuous": True, "ending": "downspear"},
+    options={"continuous": True, "ending": "downspear", "collection": "rake"},
     carry=2,
     state={"in_play": {1: [5, 9], 2: [], 3: [2]}, "to_act": 2},
     decks=1,
@@ -27,6 +27,14 @@ def test_a_setup_record_is_json_and_reads_back_as_the_same_setup():
     assert record["stakes"] == {"1": 4, "2": 0, "3": 7}
     assert record["state"]["in_play"] == {"1": [5, 9], "2": [], "3": [2]}
     assert HandSetup.from_record(record) == CONTINUOUS
+
+
+def test_a_pot_games_record_from_before_the_collection_option_reads_as_collecting_nothing():
+    record = CONTINUOUS.to_record()
+    del record["options"]["collection"]
+    assert HandSetup.from_record(record).options["collection"] == "none"
+    rocket = HandSetup(game="rocket", seats=(1,), stakes={1: 10}, options={"decks": 6}, decks=6)
+    assert HandSetup.from_record(rocket.to_record()).options == {"decks": 6}
 
 
 def test_a_setup_starts_its_game_from_what_the_shoe_held():

@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from tables.games import Action, CardDue, DecisionDue, Finished, IllegalAction, Move, Shoe, replay
 from tables.games.base import COMMON, CardEvent, DecisionEvent
 from tables.games.cards import RANKS, composition
+from tables.games.collection import CollectionOptions
 from tables.games.starboard import Starboard, StarboardOptions, split_pot
+
+from .strategies import collections, expected_house
 
 DRAW, LOCK = ("draw",), ("lock",)
 
@@ -32,8 +35,10 @@ def play(game: Starboard, *steps: int | str) -> Starboard:
 
 
 def table(n: int = 3, chips: int = 10, carry: int = 0, **options) -> Starboard:
-    """A Starboard game for seats 1..n, each with `chips` in front."""
+    """A Starboard game for seats 1..n, each with `chips` in front; the book's examples take no
+    collection unless `options` name one."""
     seats = list(range(1, n + 1))
+    options = {"collection": "none", **options}
     return Starboard(seats, {s: chips for s in seats}, options=options, carry=carry)
 
 
@@ -55,10 +60,12 @@ def test_the_house_rules_default_to_the_rulings():
         "draw_fee": None,
         "knockout_on_draw": False,
         "button": None,
+        **CollectionOptions().as_record(),
     }
+    assert StarboardOptions().collection == "rake"
     options = StarboardOptions()
-    assert options.fee == 1
-    assert StarboardOptions(ante=3).fee == 3
+    assert options.draw_price == 1
+    assert StarboardOptions(ante=3).draw_price == 3
 
 
 def test_each_player_antes_one_coin_into_the_pot():
@@ -392,8 +399,10 @@ def tables(draw):
         "draw_fee": draw(st.none() | st.integers(1, 3)),
         "knockout_on_draw": draw(st.booleans()),
         "button": draw(st.none() | st.sampled_from(seats)),
+        **draw(collections()),
     }
-    stakes = {s: draw(st.integers(ante, ante + 8)) for s in seats}
+    least = ante + options.get("fee", 0)
+    stakes = {s: draw(st.integers(least, least + 8)) for s in seats}
     return seats, stakes, options, draw(st.integers(0, 5))
 
 
@@ -418,8 +427,9 @@ def test_random_legal_play_conserves_chips_and_replays_the_same(table_, shoe_ord
     seats, stakes, options, carry = table_
     game, decided = play_randomly(data, seats, stakes, options, carry, shoe_order)
     settlement = game.settlement()
-    assert sum(settlement.deltas.values()) == 0
-    assert settlement.deltas["house"] == 0
+    assert sum(settlement.deltas.values()) == 0  # chips are conserved, whatever the house collects
+    raked = settlement.result["pot"] if settlement.result["winners"] else 0
+    assert settlement.deltas["house"] == expected_house(options, len(seats), raked)
     cards = [e.rank for e in game.transcript if isinstance(e, CardEvent)]
     decisions = [e.action.as_record() for e in game.transcript if isinstance(e, DecisionEvent)]
     record = replay("starboard", seats, stakes, cards, decisions, options, carry)
@@ -441,7 +451,8 @@ def test_random_legal_play_keeps_table_stakes_and_always_has_a_winner(table_, sh
     settlement = game.settlement()
     result = settlement.result
     assert len(set(game.common)) == len(game.common)  # the hand never holds a pair
-    assert all(game.paid[s] <= stakes[s] for s in seats)
+    fee = options.get("fee", 0)
+    assert all(game.paid[s] + fee <= stakes[s] for s in seats)
     assert settlement.shortfalls == {}
     # The last player left always locks, so some lock always stands at the end.
     winners = result["winners"]
@@ -450,7 +461,7 @@ def test_random_legal_play_keeps_table_stakes_and_always_has_a_winner(table_, sh
     assert 0 <= settlement.carry_out < len(winners)
     for seat in seats:
         won = result["share"] if seat in winners else 0
-        assert settlement.deltas[seat] == won - game.paid[seat]
+        assert settlement.deltas[seat] == won - game.paid[seat] - fee
     assert result["pot"] == carry + sum(game.paid.values())
 
 

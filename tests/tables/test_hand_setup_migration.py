@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tables.games.collection import CollectionOptions
 from tables.models import Hand
 from tables.review import hand_replay_check
 from tables.services import hand_start
@@ -58,7 +59,10 @@ def test_a_hands_setup_goes_back_to_its_columns_and_returns_unchanged(starboard,
         "seats": [1, 2, 3],
         "stakes": {"1": 50, "2": 51, "3": 48},
         "carry_in": 1,
-        "options": {"ante": 1, "draw_fee": None, "knockout_on_draw": False, "button": 2},
+        "options": {
+            "ante": 1, "draw_fee": None, "knockout_on_draw": False, "button": 2,
+            **CollectionOptions().as_record(),  # the table's default collection, recorded in full
+        },
         "state": {},
         "shoe_before": {"remaining": shoe["remaining"], "unseen": shoe["unseen"]},
     }

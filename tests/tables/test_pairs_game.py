@@ -35,7 +35,10 @@ def roles(db):
 
 
 def pairs_table(pit, pete, dana, **options):
-    table = open_table(pit, pete, Game.PAIRS, "Pairs 3", 1, 100, options={"ending": "cutchfeld", **options})
+    """A Cutchfeld table that collects nothing unless `options` say so: these tests are about the
+    game, its payments as `settle_game` gives them (which collects nothing unless told)."""
+    options = {"ending": "cutchfeld", "collection": "none", **options}
+    table = open_table(pit, pete, Game.PAIRS, "Pairs 3", 1, 100, options=options)
     deal_at(table, dana, pete)
     return table
 
@@ -151,6 +154,20 @@ def test_a_player_cashing_out_mid_game_loses_it_and_the_game_settles_at_once(gam
     assert ledger_verify().clean  # every transaction balances, every chain verifies
     event = AuditEvent.objects.get(action=AuditEvent.Action.GAME_FORFEIT)
     assert (event.user, event.detail["seat"], event.detail["ending"]) == (dana, 1, "cutchfeld")
+
+
+def test_a_game_left_mid_way_pays_the_house_its_rake_from_the_prize(pit, pete, dana):
+    table = pairs_table(pit, pete, dana, collection="rake")
+    for number in (1, 2, 3):
+        seat(table, number, BUY_IN, dana)
+    round_(table, [4, 6, 8], dana)
+    round_(table, [7, 5, 9], dana)
+
+    seat_close(session=session_at(table, 1), by=dana, key=key())
+
+    # Seat 1 pays 21 as if it had reached it: 5% of it, 1 unit, goes to the house; seat 3 gets 20.
+    assert forfeit_postings(table) == {1: -21, 3: 20}
+    assert account_get(kind=Account.Kind.RAKE, table=table).balance == 1
 
 
 def test_after_a_player_left_the_next_hand_starts_a_new_game_with_the_players_seated(game, dana):

@@ -8,7 +8,7 @@ from django.test import Client
 from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from tables.models import Table
-from tables.services import hand_start, shift_start, table_settings_change
+from tables.services import hand_start, shift_start, shoe_start, table_settings_change
 
 from .conftest import key, person, seat
 
@@ -112,3 +112,13 @@ def test_the_hand_review_shows_the_limits_the_hand_started_with(floor, pete, dan
     page = signed_in(pete).get(f"/pit/hands/{hand.pk}/").content.decode()
 
     assert "limits 10–500, payouts above 1000 wait for the pit" in page
+
+
+def test_the_page_warns_when_the_shoe_in_play_can_be_beaten_by_a_card_counter(floor, pete):
+    client = signed_in(pete)
+    shoe_start(table=floor, decks=8, by=pete, key=key(), reason="A fresh shoe")
+    assert b"card counter" not in client.get(url(floor)).content  # eight decks: not beatable
+
+    shoe_start(table=floor, decks=1, by=pete, key=key(), reason="A single-deck game tonight")
+    page = client.get(url(floor)).content.decode()
+    assert "The shoe in play: A card counter betting 1 to" in page and "can beat this table" in page

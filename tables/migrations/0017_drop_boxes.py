@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('ledger', '0002_seals'),
-        ('tables', '0015_staff_casino'),
+        ('tables', '0016_time_charge'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

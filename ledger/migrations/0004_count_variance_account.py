@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ledger', '0002_seals'),
+        ('ledger', '0003_time_charge'),
     ]
 
     operations = [

@@ -5,9 +5,9 @@ import json
 from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
-from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Shoe, Table, TableCount
+from tables.models import ApprovalRequest, CardEvent, Decision, Game, Hand, Shoe, Table, TableCount
 from tables.rocket_counting import configuration_warnings
-from tables.screens import PARTY_NAMES
+from tables.screens import PARTY_NAMES, POT_GAME_HOUSE
 
 from .forms import CHIP_VALUES
 from .selectors import MONEY_ON_A_SLIP
@@ -195,10 +195,15 @@ def hand_steps(cards: list[CardEvent], decisions: list[Decision]) -> list[dict]:
 def settlement_rows(hand: Hand) -> list[dict]:
     entries = (hand.settlement or {}).get("entries", [])
     return [
-        {"who": party_name(party), "amount": signed(amount), "reason": reason}
+        {"who": party_name(party, hand.game), "amount": signed(amount), "reason": reason}
         for party, amount, reason in entries
     ]
 
 
-def party_name(party) -> str:
-    return f"Seat {party}" if isinstance(party, int) else PARTY_NAMES.get(party, str(party))
+def party_name(party, game: str) -> str:
+    """A pot game's house is its rake account; Rocket's house is the tray (tables.services.hands)."""
+    if isinstance(party, int):
+        return f"Seat {party}"
+    if party == "house" and game != Game.ROCKET:
+        return POT_GAME_HOUSE
+    return PARTY_NAMES.get(party, str(party))

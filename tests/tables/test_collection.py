@@ -12,6 +12,7 @@ from casino.errors import DomainError
 from ledger.models import Account, Transaction
 from ledger.services import account_get
 from tables.models import Game, Hand, SeatSession, TimeCharge
+from tables.pit.presenters import settlement_rows
 from tables.screens import hand_screen, table_screen
 from tables.services import hand_start, seat_close
 from tables.services.collection import time_charges_post
@@ -57,6 +58,8 @@ def test_a_blackstone_pot_is_raked_into_the_tables_rake_account_by_default(pit, 
     settle(hand, dana)
     assert rake_balance(table) == 5
     assert [chips(table, n) for n in (1, 2, 3)] == [350, 195, 350]
+    reviewed = settlement_rows(Hand.objects.get(pk=hand.pk))  # the pit review names the rake
+    assert [row["who"] for row in reviewed].count("The house (rake)") == 1
 
 
 def test_the_hand_records_its_collection_so_a_later_change_of_the_table_does_not_change_it(pit, pete, dana):

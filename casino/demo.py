@@ -13,7 +13,20 @@ from ledger.models import Account
 from ledger.services import account_get
 from reports.demo import seed_full_day
 from tables.models import Casino, Game, Pit, Player, PlayerRules, Shift, Table, TableCount
-from tables.services import SignatureGiven, shift_start, shoe_start, table_count, table_create, tray_fill
+from tables.services import (
+    SignatureGiven,
+    drop_box_count,
+    drop_box_deliver,
+    drop_box_remove,
+    seat_close,
+    seat_open,
+    shift_start,
+    shoe_start,
+    table_count,
+    table_create,
+    table_is_open,
+    tray_fill,
+)
 from tables.services.players import Identification, player_create, player_identify
 
 ROCKET_DEMO_DECKS = 8  # the issue's demo: an 8-deck Rocket shoe
@@ -55,6 +68,14 @@ DEMO_PLAYERS = (
 )
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
+# Blackstone 1's day before (docs/count.md): opened, chips sold for these buy-ins and cashed out,
+# closed, its drop box removed, delivered and counted by pete and then pam, blind, to the unit; a
+# fill then brings its tray back to DEMO_TRAY for today's opening.
+DEMO_DAY_TABLE = "Blackstone 1"
+DEMO_DAY_BUY_INS = (500, 300)
+DEMO_DAY_NOTES = {"100": 8}  # the box: the buy-ins' 800 units of cash
+DEMO_DAY_CLOSER = {**DEMO_TRAY_CHIPS, "500": 9, "100": 37}  # the tray less the 800 units of chips sold
+
 
 @transaction.atomic
 def seed_demo() -> list[tuple[str, str, str]]:
@@ -84,6 +105,8 @@ def seed_demo() -> list[tuple[str, str, str]]:
             reason="The demo floor",
         )
         _on_shift(users[dealer], users["pete"], table=table)
+        if name == DEMO_DAY_TABLE:
+            _day_before(table, users, dealer)
         _open_table(table, users["pete"], dealer)
     PlayerRules.objects.get_or_create(casino=casino)
     for name, card, identification in DEMO_PLAYERS:
@@ -106,23 +129,52 @@ def _on_shift(user, by, **where) -> None:
 
 
 def _open_table(table: Table, by, dealer: str) -> None:
-    """A tray of chips from the cage, a signed opening count of it, and Rocket's 8-deck shoe
-    (each idempotent: by key, or skipped once done)."""
+    """A tray of chips from the cage, a signed opening count of it, which attaches its drop box, and
+    Rocket's 8-deck shoe (each idempotent: by key, or skipped once done)."""
     if account_get(kind=Account.Kind.TRAY, table=table).balance == 0:
         tray_fill(table=table, amount=DEMO_TRAY, by=by, key=f"demo-opening-fill-{table.pk}")
-    if not table.counts.exists():
-        table_count(
-            table=table,
-            kind=TableCount.Kind.OPENER,
-            denominations=DEMO_TRAY_CHIPS,
-            by=by,
-            counter=SignatureGiven(dealer, PASSWORDS[dealer]),
-            witness=SignatureGiven(by.username, PASSWORDS[by.username]),
-            device="demo",
-            key=f"demo-opening-count-{table.pk}",
-        )
+    if not table_is_open(table):
+        key = f"demo-opening-count-{table.pk}"
+        _count(table, TableCount.Kind.OPENER, DEMO_TRAY_CHIPS, by, dealer, key=key)
     if table.game == Game.ROCKET:
         shoe_start(table=table, decks=ROCKET_DEMO_DECKS, by=by, key=f"demo-rocket-shoe-{table.pk}")
+
+
+def _count(table: Table, kind: str, chips: dict, by, dealer: str, *, key: str) -> None:
+    """A count of the tray signed by its dealer, witnessed by `by`."""
+    table_count(
+        table=table,
+        kind=kind,
+        denominations=chips,
+        by=by,
+        counter=SignatureGiven(dealer, PASSWORDS[dealer]),
+        witness=SignatureGiven(by.username, PASSWORDS[by.username]),
+        device="demo",
+        key=key,
+    )
+
+
+def _day_before(table: Table, users: dict, dealer: str) -> None:
+    """A full day at `table`, before its first opening: opened, two players buy in and cash out, closed;
+    its drop box removed, delivered and counted by pete and pam; its tray filled back to DEMO_TRAY
+    for today. Only on a table never counted."""
+    if table.counts.exists():
+        return
+    pete, pam = users["pete"], users["pam"]
+    tray_fill(table=table, amount=DEMO_TRAY, by=pete, key=f"demo-opening-fill-{table.pk}")
+    _count(table, TableCount.Kind.OPENER, DEMO_TRAY_CHIPS, pete, dealer, key=f"demo-day-opener-{table.pk}")
+    for number, amount in enumerate(DEMO_DAY_BUY_INS, start=1):
+        by = users[dealer]
+        session = seat_open(table=table, seat=number, buy_in=amount, by=by, key=f"demo-day-{number}")
+        seat_close(session=session, by=by, key=f"demo-day-cash-out-{number}")
+    _count(table, TableCount.Kind.CLOSER, DEMO_DAY_CLOSER, pete, dealer, key=f"demo-day-closer-{table.pk}")
+    box = table.drop_boxes.get()
+    drop_box_remove(box=box, by=pete, device="demo", key=f"demo-day-remove-{box.pk}")
+    drop_box_deliver(box=box, by=pete, device="demo", key=f"demo-day-deliver-{box.pk}")
+    for counter in (pete, pam):
+        key = f"demo-day-count-{box.pk}"
+        drop_box_count(box=box, denominations=DEMO_DAY_NOTES, by=counter, device="demo", key=key)
+    tray_fill(table=table, amount=sum(DEMO_DAY_BUY_INS), by=pete, key=f"demo-day-fill-{table.pk}")
 
 
 def _ensure_user(username: str, role: str, password: str):

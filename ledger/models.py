@@ -1,8 +1,8 @@
 """The money: an append-only, double-entry ledger in whole units, chained for tamper evidence.
 
-What it records: accounts (a table's tray, drop box, carry and rake; the casino's cage and the
-patrons outside; each seat session's chips in front of the player; each hand's wagers and pot),
-and transactions made of postings. A posting's amount is an `int` of the table's chip units:
+What it records: accounts (a table's tray, drop box, carry and rake; the casino's cage, its count
+variance and the patrons outside; each seat session's chips in front of the player; each hand's
+wagers and pot), and transactions made of postings. A posting's amount is an `int` of the table's chip units:
 positive adds chips (or cash) to its account, negative takes them away.
 
 Invariants, each held by the database as well as by `ledger.services`:
@@ -197,6 +197,7 @@ class Account(models.Model):
         POT = "pot", "Pot"
         CARRY = "carry", "Carry to the next pot"
         RAKE = "rake", "Rake"
+        VARIANCE = "variance", "Count variance"
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="accounts")
@@ -237,6 +238,7 @@ class Account(models.Model):
             self.Kind.POT: f"The pot of hand {self.ref}",
             self.Kind.CARRY: "The carry",
             self.Kind.RAKE: "The rake",
+            self.Kind.VARIANCE: "The count variance",
         }[self.kind]
 
 

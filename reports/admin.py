@@ -1,7 +1,7 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
-administrators edit each casino's variance rules; investigations are read here and closed on the
-investigations page, where the findings are written. An auditor limited to one casino sees only
-its reports, rules and investigations (`casino.admin_scope`).
+administrators edit each casino's variance rules and count rules; investigations are read here and
+closed on the investigations page, where the findings are written. An auditor limited to one casino
+sees only its reports, rules and investigations (`casino.admin_scope`).
 Closed gaming days and their adjustments are read-only too: append-only records, written by
 `reports.services.day_close`."""
 
@@ -13,7 +13,15 @@ from casino.admin_scope import CasinoScoped
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
 
-from .models import DayAdjustment, GamingDayClose, Investigation, Report, TheoreticalEdge, VarianceRules
+from .models import (
+    CountRules,
+    DayAdjustment,
+    GamingDayClose,
+    Investigation,
+    Report,
+    TheoreticalEdge,
+    VarianceRules,
+)
 
 
 class ReadOnlyAdmin(CasinoScoped, admin.ModelAdmin):
@@ -102,6 +110,13 @@ class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
         "rolling_points",
         "win_tolerance",
     ]
+
+
+@admin.register(CountRules)
+class CountRulesAdmin(CasinoScoped, admin.ModelAdmin):
+    casino_paths = ("casino",)
+    list_display = ["casino", "investigation_over", "explanation_over", "regulator_over"]
+    fields = ["casino", "investigation_over", "explanation_over", "regulator_over"]
 
 
 @admin.register(Investigation)

@@ -11,7 +11,9 @@ What the app records:
   with its 95% confidence interval), and the per-seat variance the reports need, keyed by a
   canonical hash of that configuration and computed once.
 - `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
-- `Investigation`: a flag raised by a variance rule, which a manager closes with written findings.
+- `CountRules`: one casino's count thresholds (drop and table counts), with defaults.
+- `Investigation`: a flag raised by a variance rule or a drop box's count, which a manager closes
+  with written findings.
 - `GamingDayClose`: a casino's signed close of a gaming day, holding the day's master game figures
   as they stood (append-only, sealed in the casino's chain): they never change.
 - `DayAdjustment`: what was found for a closed day after its close (a late fill, a count
@@ -208,6 +210,35 @@ class VarianceRules(models.Model):
         return f"Variance rules of {self.casino}"
 
 
+class CountRules(models.Model):
+    """A casino's count thresholds, in units of difference either way: between a drop box's counted
+    and keyed drop (the soft count), and between a table count and the tray the ledger expects.
+    One row per casino, edited by administrators; the defaults when there is none."""
+
+    casino = models.OneToOneField("tables.Casino", on_delete=models.PROTECT, related_name="count_rules")
+    investigation_over = models.PositiveIntegerField(
+        default=25, help_text="A counted drop more than this from the keyed drop opens an investigation."
+    )
+    explanation_over = models.PositiveIntegerField(
+        default=25, help_text="A count variance above this opens an incident the pit must explain in writing."
+    )
+    regulator_over = models.PositiveIntegerField(
+        default=100, help_text="A count variance above this opens an incident to report to the regulator."
+    )
+
+    class Meta:
+        verbose_name_plural = "count rules"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(explanation_over__lte=models.F("regulator_over")),
+                name="count_rules_explanation_not_above_regulator",
+            )
+        ]
+
+    def __str__(self):
+        return f"Count rules of {self.casino}"
+
+
 class Investigation(models.Model):
     """A variance flag: opened by the statistics report, closed by a manager with findings."""
 
@@ -216,6 +247,7 @@ class Investigation(models.Model):
         BASE_LEVEL = "base_level", "Month's hold against the base level"
         CONFIDENCE = "confidence", "Month's hold outside the confidence interval"
         ROLLING = "rolling", "Rolling window against lifetime"
+        DROP_COUNT = "drop_count", "Counted drop against the keyed drop"
         WIN_DIFFERENCE = "win_difference", "Win by the formula against the win from settlements"
 
     class Status(models.TextChoices):

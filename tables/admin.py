@@ -4,11 +4,11 @@ Administrators edit the floor here: casinos; pits and tables through the service
 audit them (`pit_create`, `table_create`, `table_settings_change`); nothing of the floor is deleted.
 They also set the casino an auditor is limited to (`StaffCasino`, audited); shifts are the pit's.
 An auditor limited to one casino sees only its rows in every list, record page and CSV export
-(`casino.admin_scope`). Everything written by the
-table services (shoes, seats, hands, cards, card corrections, decisions, incidents, approvals, slips,
-signatures and counts) is read-only for everyone, superusers included: an edit here would skip the locks, the
-ledger, the hash chain or dual control. Every list filters by what applies of table, pit, game,
-dealer and date, loads its related rows in the same query, and exports as CSV.
+(`casino.admin_scope`). Everything written by the table services (shoes, seats, hands, cards, card
+corrections, decisions, incidents and their findings, approvals, slips, signatures, counts, drop
+boxes, their custody and counts) is read-only for everyone, superusers included: an edit here would
+skip the locks, the ledger, the hash chain or dual control. Every list filters by what applies of
+table, pit, game, dealer and date, loads its related rows in the same query, and exports as CSV.
 """
 
 from django import forms
@@ -34,10 +34,15 @@ from .models import (
     CashIn,
     Casino,
     Comp,
+    CountedDrop,
     Decision,
+    DropBox,
+    DropCount,
+    DropCustody,
     Hand,
     IdempotentRequest,
     Incident,
+    IncidentFinding,
     Pit,
     Player,
     PlayerRules,
@@ -643,4 +648,56 @@ class CompAdmin(RecordAdmin):
     list_filter = [related_only("by"), "at"]
     list_select_related = ["player", "by"]
     search_fields = ["player__name", "player__card_number", "reason"]
+    date_hierarchy = "at"
+
+
+@admin.register(DropBox)
+class DropBoxAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
+    list_display = ["table", "number", "opener", "attached_at", "attached_by"]
+    list_filter = ["table__game", related_only("table__pit"), related_only("table"), "attached_at"]
+    list_select_related = ["table", "opener__table", "attached_by"]
+    search_fields = ["table__name", "=number"]
+    date_hierarchy = "attached_at"
+
+
+@admin.register(DropCustody)
+class DropCustodyAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
+    list_display = ["box", "step", "by", "device", "at"]
+    list_filter = [
+        "step", related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"
+    ]
+    list_select_related = ["box__table", "by"]
+    search_fields = ["box__table__name", "=box__number", "device"]
+    date_hierarchy = "at"
+
+
+@admin.register(DropCount)
+class DropCountAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
+    list_display = ["box", "round", "counter", "total", "denominations", "by", "at"]
+    list_filter = [related_only("box__table__pit"), related_only("box__table"), related_only("by"), "at"]
+    list_select_related = ["box__table", "by"]
+    search_fields = ["box__table__name", "=box__number"]
+    date_hierarchy = "at"
+
+
+@admin.register(CountedDrop)
+class CountedDropAdmin(RecordAdmin):
+    casino_paths = ("box__table__pit__casino",)
+    list_display = ["box", "counted", "expected", "difference", "round", "transaction", "at"]
+    list_filter = [related_only("box__table__pit"), related_only("box__table"), "at"]
+    list_select_related = ["box__table", "transaction"]
+    search_fields = ["box__table__name", "=box__number"]
+    date_hierarchy = "at"
+
+
+@admin.register(IncidentFinding)
+class IncidentFindingAdmin(RecordAdmin):
+    casino_paths = ("incident__table__pit__casino",)
+    list_display = ["incident", "findings", "by", "at"]
+    list_filter = ["incident__kind", related_only("incident__table"), related_only("by"), "at"]
+    list_select_related = ["incident__table", "by"]
+    search_fields = ["findings", "incident__table__name"]
     date_hierarchy = "at"

@@ -660,6 +660,11 @@ class Incident(AppendOnly):
     class Kind(models.TextChoices):
         RANK_REFUSED = "rank_refused", "Rank the shoe cannot hold"
         CASH_REPORT = "cash_report", "Cash in past the reporting threshold"
+        COUNT_EXPLAIN = "count_explain", "Count variance to explain"
+        COUNT_REGULATOR = "count_regulator", "Count variance to report to the regulator"
+
+    # A pit manager acknowledges these with written findings (`IncidentFinding`).
+    TO_ACKNOWLEDGE = (Kind.COUNT_EXPLAIN, Kind.COUNT_REGULATOR)
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="incidents")
@@ -1026,3 +1031,181 @@ class Comp(AppendOnly):
     @property
     def currency(self) -> Decimal:
         return currency(self.cents)
+
+
+class IncidentFinding(Sealed, AppendOnly):
+    """A pit manager's acknowledgement of an incident, with what was found; once per incident.
+
+    Append-only, and sealed when written: the findings are what the auditors and the regulator read.
+    """
+
+    incident = models.OneToOneField(Incident, on_delete=models.PROTECT, related_name="finding")
+    findings = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"Findings on {self.incident}"
+
+    def seal_content(self) -> dict:
+        return {
+            "incident": self.incident_id,
+            "findings": self.findings,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
+
+
+class DropBox(Sealed, AppendOnly):
+    """A numbered drop box: the cash paid for chips at a table in one open period (RULINGS, "Drop
+    and count").
+
+    Attached when the table opens (by its opening count) or by the pit; the keyed buy-ins posted to
+    the table's drop account from `attached_at` until its removal are its expected drop. Its later
+    life is records of its own: custody (removed, delivered), the counters' counts and the counted
+    drop. Append-only, and sealed when written.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="drop_boxes")
+    number = models.PositiveIntegerField(help_text="Boxes are numbered per table from 1.")
+    opener = models.OneToOneField(
+        TableCount,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="drop_box",
+        help_text="The opening count that attached it; empty when the pit attached it.",
+    )
+    attached_at = models.DateTimeField(default=timezone.now)
+    attached_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="drop_box_number_unique_per_table")
+        ]
+
+    def __str__(self):
+        return f"{self.table} drop box {self.number}"
+
+    def seal_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "number": self.number,
+            "opener": self.opener_id,
+            "attached_at": utc_iso(self.attached_at),
+            "attached_by": self.attached_by_id,
+        }
+
+
+class DropCustody(Sealed, AppendOnly):
+    """A drop box changing hands: removed from its table, delivered to the count room (who, when).
+
+    Each step once per box, in that order (the service checks the order). Append-only and sealed.
+    """
+
+    class Step(models.TextChoices):
+        REMOVED = "removed", "Removed from the table"
+        DELIVERED = "delivered", "Delivered to the count room"
+
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="custody")
+    step = models.CharField(max_length=10, choices=Step.choices)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["box", "step"], name="drop_custody_step_once_per_box")]
+
+    def __str__(self):
+        return f"{self.box}: {self.get_step_display().lower()}"
+
+    def seal_content(self) -> dict:
+        return {
+            "box": self.box_id,
+            "step": self.step,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
+
+
+class DropCount(Sealed, AppendOnly):
+    """One counter's count of a drop box at the soft count, by denomination (value in units: notes).
+
+    Two counters per round, the second blind; a round whose two counts differ is recounted in the
+    next round, never edited. Append-only and sealed.
+    """
+
+    class Counter(models.IntegerChoices):
+        FIRST = 1, "First counter"
+        SECOND = 2, "Second counter (blind)"
+
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="counts")
+    round = models.PositiveSmallIntegerField(help_text="1 for the first count; each recount is the next.")
+    counter = models.PositiveSmallIntegerField(choices=Counter.choices)
+    denominations = models.JSONField(help_text="Value (units) to the number of notes or coins.")
+    total = models.BigIntegerField(help_text="Units counted.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["box", "round", "counter"], name="drop_count_once_per_counter"),
+            models.CheckConstraint(condition=Q(counter__in=[1, 2]), name="drop_count_counter_1_or_2"),
+        ]
+
+    def __str__(self):
+        return f"{self.box}: round {self.round}, {self.get_counter_display().lower()}"
+
+    def seal_content(self) -> dict:
+        return {
+            "box": self.box_id,
+            "round": self.round,
+            "counter": self.counter,
+            "denominations": _chip_counts(self.denominations),
+            "total": self.total,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
+
+
+class CountedDrop(Sealed, AppendOnly):
+    """A drop box's counted drop, the figure of record: what its two counters agreed on, beside the
+    keyed buy-ins it was expected to hold, and the ledger transaction that took it to the cage.
+    Append-only and sealed."""
+
+    box = models.OneToOneField(DropBox, on_delete=models.PROTECT, related_name="counted")
+    round = models.PositiveSmallIntegerField(help_text="The round whose two counts agreed.")
+    counted = models.BigIntegerField(help_text="Units counted.")
+    expected = models.BigIntegerField(help_text="Units of keyed buy-ins: the expected drop.")
+    transaction = models.ForeignKey(
+        "ledger.Transaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The drop count posted; empty for an empty box expected empty.",
+    )
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.box}: {self.counted} units counted"
+
+    @property
+    def difference(self) -> int:
+        """Counted less expected: negative when cash is missing."""
+        return self.counted - self.expected
+
+    def seal_content(self) -> dict:
+        return {
+            "box": self.box_id,
+            "round": self.round,
+            "counted": self.counted,
+            "expected": self.expected,
+            "transaction": _uuid_text(self.transaction_id),
+            "at": utc_iso(self.at),
+        }

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import players, shifts
+from tables.pit import drop, players, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -33,4 +33,10 @@ urlpatterns = [
     path("shifts/<int:shift_id>/rotate/", shifts.rotate, name="shift_rotate"),
     path("shifts/<int:shift_id>/break/", shifts.send_on_break, name="shift_break"),
     path("shifts/<int:shift_id>/end/", shifts.end, name="shift_end"),
+    path("drop/", drop.drop_page, name="drop"),
+    path("tables/<int:table_id>/drop/", drop.attach, name="drop_attach"),
+    path("drop/<int:box_id>/remove/", drop.remove, name="drop_remove"),
+    path("drop/<int:box_id>/deliver/", drop.deliver, name="drop_deliver"),
+    path("drop/<int:box_id>/count/", drop.count, name="drop_count"),
+    path("incidents/<int:incident_id>/acknowledge/", drop.acknowledge, name="acknowledge"),
 ]

@@ -1,9 +1,11 @@
 """Reads across the floor: who may see and act at which table."""
 
+from datetime import datetime
+
 from django.db.models import Q, QuerySet
 
 from casino.errors import NotAllowed
-from tables.models import Casino, Pit, Shift, StaffCasino, Table
+from tables.models import Casino, DropBox, Pit, Shift, StaffCasino, Table
 
 
 def open_shifts(user) -> QuerySet[Shift]:
@@ -111,3 +113,12 @@ def _shifts_holding(user, codename: str, where: Q) -> QuerySet[Shift]:
     for path in ("user__user_permissions", "user__groups__permissions"):
         holding |= Q(**{f"{path}__codename": codename, f"{path}__content_type__app_label": "tables"})
     return shifts.filter(holding)
+
+
+def counted_drop(table_id: int, start: datetime, end: datetime) -> int | None:
+    """The counted drop (the figure of record, RULINGS "Drop and count") of the table's drop boxes
+    attached in [start, end): their accepted counts summed, 0 when there is no box; None while any
+    of them is not yet counted, so a win report never uses a drop still in the count room."""
+    boxes = DropBox.objects.filter(table_id=table_id, attached_at__gte=start, attached_at__lt=end)
+    counts = list(boxes.values_list("counted__counted", flat=True))
+    return None if None in counts else sum(counts)

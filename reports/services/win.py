@@ -35,16 +35,10 @@ from reports.models import VarianceRules
 from reports.periods import days_bounds
 from reports.services.links import admin_url, table_url
 from tables.models import Shift, Slip, Table, TableCount
+from tables.selectors import counted_drop
 
 NOT_OPENED, OPEN, NOT_COUNTED, COUNTED = "not opened", "open", "not counted yet", "counted"
 FIGURES = ("opener", "closer", "fills", "credits", "expected_drop", "drop", "win", "system_win")
-
-
-def counted_drop(table_id: int, start: datetime, end: datetime) -> int | None:
-    """The accepted counted drop of the table's boxes whose open period started in [start, end);
-    None while any of them is not counted yet."""
-    # wired to tables.selectors.counted_drop at merge
-    return None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from rest_framework.routers import SimpleRouter
 
-from . import shifts, views
+from . import drop, shifts, views
 
 router = SimpleRouter(use_regex_path=False)
 router.register("tables", views.TableViewSet, basename="table")
@@ -11,5 +11,7 @@ router.register("shoes", views.ShoeViewSet, basename="shoe")
 router.register("hands", views.HandViewSet, basename="hand")
 router.register("approvals", views.ApprovalViewSet, basename="approval")
 router.register("shifts", shifts.ShiftViewSet, basename="shift")
+router.register("drop-boxes", drop.DropBoxViewSet, basename="drop-box")
+router.register("incidents", drop.IncidentViewSet, basename="incident")
 
 urlpatterns = router.urls

@@ -5,6 +5,7 @@ from django import forms
 from casino.limits import MAX_AMOUNT
 from casino.web import KeyedForm
 from tables.models import Game, TableCount
+from tables.services.incidents import FINDINGS_MAX_LENGTH
 from tables.services.settings import MAX_SETTING, SETTINGS
 
 CHIP_VALUES = (1, 5, 25, 100, 500, 1000)  # the chip values in a tray, in units
@@ -90,3 +91,26 @@ class SettingsForm(KeyedForm):
         data = dict(self.cleaned_data)
         data["options"] = data["options"] if data["options"] is not None else {}
         return {name: data[name] for name in SETTINGS}
+
+
+NOTE_VALUES = (1, 5, 10, 20, 50, 100)  # the cash in a drop box, by note or coin value in units
+
+
+class NotesForm(KeyedForm):
+    """A counter's count of a drop box: how many of each note (`note_20`); blank means none."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for value in NOTE_VALUES:
+            self.fields[f"note_{value}"] = forms.IntegerField(
+                label=f"Notes of {value}", min_value=0, max_value=MAX_AMOUNT // value, required=False
+            )
+
+    def denominations(self) -> dict[str, int]:
+        return {str(value): self.cleaned_data[f"note_{value}"] or 0 for value in NOTE_VALUES}
+
+
+class AcknowledgeForm(KeyedForm):
+    """A pit manager's findings on a count incident."""
+
+    findings = forms.CharField(label="Findings", max_length=FINDINGS_MAX_LENGTH, widget=forms.Textarea)

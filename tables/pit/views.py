@@ -49,6 +49,7 @@ from tables.services import (
     table_is_open,
     table_settings_change,
 )
+from tables.services.incidents import incidents_to_acknowledge
 
 from . import presenters, selectors
 from .forms import CountForm, DecideForm, SettingsForm, TrayForm, WithdrawForm
@@ -99,7 +100,9 @@ TABLE = Pages(fetch=fetch_seen(tables_visible_to, pk="table_id"), check=check_de
 
 @PIT.page()
 def floor_page(request: HttpRequest, _) -> HttpResponse:
-    return render_floor(request, presenters.floor_shown(selectors.pit_floor(request.user)), "pit/floor.html")
+    floor = presenters.floor_shown(selectors.pit_floor(request.user))
+    incidents = incidents_to_acknowledge(request.user).count()  # count incidents wait for findings
+    return render_floor(request, floor, "pit/floor.html", incidents=incidents)
 
 
 @PIT.page()
@@ -111,8 +114,8 @@ def floor_poll(request: HttpRequest, _) -> HttpResponse:
     return render_floor(request, floor, "pit/_floor.html")
 
 
-def render_floor(request: HttpRequest, floor: dict, template: str) -> HttpResponse:
-    context = {"floor": floor, "version": version(floor), "poll_seconds": settings.PIT_POLL_SECONDS}
+def render_floor(request: HttpRequest, floor: dict, template: str, **more) -> HttpResponse:
+    context = {"floor": floor, "version": version(floor), "poll_seconds": settings.PIT_POLL_SECONDS, **more}
     return page(request, template, context)
 
 

@@ -3,6 +3,7 @@
 from .approvals import approval_decide, approval_withdraw, correction_request, hand_void_request
 from .card_corrections import hand_correct_card
 from .counts import table_count, table_is_open
+from .drop import drop_box_attach, drop_box_count, drop_box_deliver, drop_box_remove
 from .hands import (
     HandError,
     RankRefused,
@@ -12,6 +13,7 @@ from .hands import (
     hand_settle_and_continue,
     hand_start,
 )
+from .incidents import incident_acknowledge
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
 from .settings import SettingsError, pit_create, table_create, table_settings_change
 from .shifts import ShiftError, shift_end, shift_rotate, shift_start
@@ -29,6 +31,11 @@ __all__ = [
     "slips_report",
     "table_count",
     "table_is_open",
+    "drop_box_attach",
+    "drop_box_count",
+    "drop_box_deliver",
+    "drop_box_remove",
+    "incident_acknowledge",
     "HandError",
     "RankRefused",
     "approval_decide",

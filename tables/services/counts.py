@@ -20,6 +20,7 @@ from ledger.services import account_get
 from tables.models import Hand, SeatSession, Slip, Table, TableCount
 
 from .idempotency import run_once
+from .incidents import count_variance_incident
 from .slips import (
     DEALER,
     PIT_MANAGER,
@@ -118,9 +119,22 @@ def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
         previous_closer=last if kind == TableCount.Kind.OPENER else None,
     )
     seal(count, table=table, event="counted")
+    _count_followed(count, by, device)
     action = AuditEvent.Action.TABLE_OPEN if kind == TableCount.Kind.OPENER else AuditEvent.Action.TABLE_CLOSE
     audit_record(action=action, user=by, device=device, table=table.pk, counted=total, expected=expected)
     return {"count": count.pk}
+
+
+def _count_followed(count: TableCount, by, device: str) -> None:
+    """What a count starts besides itself: an opener's drop box, an incident for a variance beyond
+    the casino's thresholds (docs/count.md)."""
+    # Imported here: the drop box services count notes with this module's chip_total.
+    from .drop import drop_box_attach_at_opening
+
+    if count.kind == TableCount.Kind.OPENER:
+        drop_box_attach_at_opening(opener=count, by=by)
+    what = f"{count.get_kind_display()} of {count.table}"
+    count_variance_incident(table=count.table, difference=count.difference, what=what, by=by, device=device)
 
 
 def _check_order(table: Table, kind: str, last: TableCount | None) -> None:

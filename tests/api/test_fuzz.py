@@ -47,7 +47,9 @@ schema = schemathesis.openapi.from_wsgi(
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 # pete's; dealers are refused there
-PIT_PATHS = ("/api/approvals/", "/api/ledger/", "/api/reports/", "/api/shifts/")
+PIT_PATHS = (
+    "/api/approvals/", "/api/ledger/", "/api/reports/", "/api/shifts/", "/api/drop-boxes/", "/api/incidents/"
+)
 
 # A physical shoe's impossible rank is refused (400) and recorded as an integrity incident for the
 # auditors, on purpose (docs/api.md, Errors): those rows may appear on a refusal; other incidents not.
@@ -58,6 +60,7 @@ ALLOWED_ON_REFUSAL = {Incident._meta.db_table: f"kind <> '{Incident.Kind.RANK_RE
 def fuzz_floor(floor, rocket, blackstone, dana, olga, pete):
     """Rocket 1: Ann's hand waits for its first card, Bo sat down after it started (dana deals).
     Blackstone 1: a void request from olga waits for the pit (pete decides). One report asked for.
+    Rocket 1's drop box (its opening count's) and a count incident there that waits for findings.
 
     Returns the record each path's {id} names, and the tokens."""
     seat(rocket, 1, 200, dana, "Ann")
@@ -82,6 +85,10 @@ def fuzz_floor(floor, rocket, blackstone, dana, olga, pete):
             "/api/ledger/accounts/": Account.objects.filter(table=rocket).first().pk,
             "/api/reports/": report.pk,
             "/api/shifts/": Shift.objects.get(user=olga, ended_at=None).pk,
+            "/api/drop-boxes/": rocket.drop_boxes.get().pk,
+            "/api/incidents/": Incident.objects.create(
+                kind=Incident.Kind.COUNT_EXPLAIN, table=rocket, detail="Closing count: -30 units.", by=pete
+            ).pk,
         },
         "dealer": Token.objects.create(user=dana).key,
         "pit": Token.objects.create(user=pete).key,

@@ -22,11 +22,16 @@ from tables.models import (
     CardEvent,
     Casino,
     Comp,
+    CountedDrop,
     Decision,
+    DropBox,
+    DropCount,
+    DropCustody,
     Game,
     Hand,
     IdempotentRequest,
     Incident,
+    IncidentFinding,
     Pit,
     Player,
     PlayerRules,
@@ -45,11 +50,15 @@ from tables.models import (
 from tables.services import (
     SignatureGiven,
     approval_decide,
+    drop_box_attach,
+    drop_box_count,
+    drop_box_deliver,
     fill_request,
     hand_correct_card,
     hand_settle,
     hand_start,
     hand_void_request,
+    incident_acknowledge,
     shift_start,
     table_count,
 )
@@ -80,6 +89,11 @@ READ_ONLY = [
     SlipCounter,
     Signature,
     TableCount,
+    DropBox,
+    DropCustody,
+    DropCount,
+    CountedDrop,
+    IncidentFinding,
 ]
 SINGLE_ROW = {SlipCounter}  # one counter per year: nothing to compare page sizes with
 
@@ -121,6 +135,21 @@ def count(table, kind, by, witness):
         witness=SignatureGiven(witness.username, f"{witness.username}-password"),
         key=key(),
     )
+
+
+def drop_boxes_counted(table, pete):
+    """Two of the table's boxes exchanged, delivered and counted, each off from its keyed drop by
+    more than the casino allows, and the two incidents acknowledged with findings."""
+    petra = person("petra", "Pit manager")
+    shift_start(user=petra, pit=table.pit, by=pete)
+    for notes in ({"100": 9}, {"50": 1}):  # 900 counted of 1,000 keyed; 50 of none
+        box = table.drop_boxes.order_by("-number").first()
+        drop_box_attach(table=table, by=pete, key=key())
+        drop_box_deliver(box=box, by=pete, key=key())
+        for counter in (pete, petra):
+            drop_box_count(box=box, denominations=notes, by=counter, key=key())
+    for incident in Incident.objects.filter(kind__in=Incident.TO_ACKNOWLEDGE):
+        incident_acknowledge(incident=incident, findings="Counted again on camera", by=pete, key=key())
 
 
 @pytest.fixture
@@ -170,6 +199,7 @@ def floor(db):
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
     )
+    drop_boxes_counted(rocket, pete)
     return {"rocket": rocket, "electronic": electronic, "dana": dana, "pete": pete}
 
 

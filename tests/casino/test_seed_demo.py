@@ -4,14 +4,14 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from casino.demo import DEMO_TABLES, DEMO_TRAY, DEMO_USERS
+from casino.demo import DEMO_DAY_BUY_INS, DEMO_DAY_TABLE, DEMO_TABLES, DEMO_TRAY, DEMO_USERS
 from casino.models import User
 from ledger.models import Account
 from ledger.services import account_get
 from reports.demo import DAY_HANDS, DAY_TABLE
 from reports.periods import today
 from reports.services.master_game import master_game_figures
-from tables.models import Casino, Pit, Shift, Shoe, Table, TableCount
+from tables.models import Casino, Incident, Pit, Shift, Shoe, Table, TableCount
 from tables.services import table_is_open
 
 pytestmark = pytest.mark.django_db
@@ -78,7 +78,7 @@ def test_every_demo_table_is_open_with_a_signed_count_that_matches_its_tray():
     seed()  # a second run opens nothing twice
 
     for table in Table.objects.exclude(name=DAY_TABLE):
-        (count,) = TableCount.objects.filter(table=table)
+        count = TableCount.objects.filter(table=table).latest("at", "pk")
         assert count.kind == TableCount.Kind.OPENER and table_is_open(table)
         assert count.counted == count.expected == DEMO_TRAY
         signers = sorted(count.slip.signatures.values_list("user__username", "role"))
@@ -105,3 +105,16 @@ def test_the_home_page_links_each_role_to_its_pages(client, username, links):
     for link in page.context["pages"]:
         assert client.get(link["url"], follow=True).status_code == 200, link
     assert b"Rocket 1" in page.content
+
+
+def test_blackstone_1s_day_before_is_closed_and_its_drop_box_counted_to_the_unit():
+    seed()
+    seed()  # a second run adds no day
+
+    table = Table.objects.get(name=DEMO_DAY_TABLE)
+    kinds = list(table.counts.order_by("at", "pk").values_list("kind", flat=True))
+    yesterday, today = table.drop_boxes.order_by("number")
+    assert kinds == ["opener", "closer", "opener"]
+    assert sorted(yesterday.custody.values_list("step", flat=True)) == ["delivered", "removed"]
+    assert (yesterday.counted.counted, yesterday.counted.expected) == (sum(DEMO_DAY_BUY_INS),) * 2
+    assert not hasattr(today, "counted") and not Incident.objects.exists()

@@ -2,6 +2,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import reverse
 
+from reports.selectors import casino_records_seen
+from tables.models import Casino
 from tables.selectors import sees_every_table, tables_visible_to
 
 
@@ -31,6 +33,14 @@ def pages_for(user) -> list[dict]:
                 "url": reverse("pit:approvals"),
                 "says": "Requests waiting for a pit manager",
             },
+            {"name": "Shifts", "url": reverse("pit:shifts"), "says": "Dealers on tables, rotations, breaks"},
+            {
+                "name": "Drop and count",
+                "url": reverse("pit:drop"),
+                "says": "Drop boxes, the soft count and count incidents",
+            },
+            {"name": "Players", "url": reverse("pit:players"), "says": "Players, their visits and comps"},
+            {"name": "Cash log", "url": reverse("pit:cash"), "says": "Cash in by player and gaming day"},
             {"name": "Ratings", "url": reverse("pit:ratings"), "says": "Players' ratings and dealers' pace"},
             {"name": "Slips", "url": reverse("pit:slips_now"), "says": "Every slip number of the year"},
         ]
@@ -39,9 +49,17 @@ def pages_for(user) -> list[dict]:
             {
                 "name": "Reports",
                 "url": reverse("reports:list"),
-                "says": "House edge, statistics, reconciliation",
+                "says": "House edge, statistics, reconciliation, master game report",
             }
         )
+        pages += [
+            {
+                "name": f"Gaming days · {casino}",
+                "url": reverse("reports:days", args=[casino.pk]),
+                "says": "Close a gaming day; what was found since",
+            }
+            for casino in casino_records_seen(Casino.objects.order_by("name"), user, "pk")
+        ]
     if user.is_staff:
         pages.append(
             {

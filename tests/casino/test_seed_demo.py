@@ -86,13 +86,17 @@ def test_every_demo_table_is_open_with_a_signed_count_that_matches_its_tray():
         assert signers == sorted([(dealer, "dealer"), ("pete", "pit manager")])
 
 
+PIT_PAGES = ["Pit", "Approvals", "Shifts", "Drop and count", "Players", "Cash log", "Ratings", "Slips"]
+DAYS = "Gaming days · Demo Casino"
+
+
 @pytest.mark.parametrize(
     "username, links",
     [
         ("dana", []),
-        ("pete", ["Pit", "Approvals", "Ratings", "Slips", "Reports"]),
-        ("ada", ["Pit", "Approvals", "Ratings", "Slips", "Reports", "Admin"]),
-        ("admin", ["Pit", "Approvals", "Ratings", "Slips", "Reports", "Admin"]),
+        ("pete", [*PIT_PAGES, "Reports", DAYS]),
+        ("ada", [*PIT_PAGES, "Reports", DAYS, "Admin"]),
+        ("admin", [*PIT_PAGES, "Reports", DAYS, "Admin"]),
     ],
 )
 def test_the_home_page_links_each_role_to_its_pages(client, username, links):

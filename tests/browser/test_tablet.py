@@ -10,6 +10,7 @@ from ledger.models import Account
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
 from tables.services import hand_settle, hand_start
+from tables.services.players import player_create
 from tests.tables.conftest import TRAY_OPENING, deal_at, key, play, seat
 
 from .conftest import PORTRAIT
@@ -42,7 +43,7 @@ def press(page: Page, label: str) -> None:
 def seat_player(page: Page, number: int, name: str, buy_in: int) -> None:
     seat = page.locator(f'article[aria-label="Seat {number}"]')
     seat.locator("summary", has_text="Seat a player").click()
-    seat.get_by_label("Player").fill(name)
+    seat.get_by_label("Or a description").fill(name)  # no player card: anonymous
     seat.get_by_label("Buy-in").fill(str(buy_in))
     seat.get_by_role("button", name=f"Seat at {number}").click()
     expect(page.locator(f'article[aria-label="Seat {number}"] .player')).to_have_text(name)
@@ -423,3 +424,20 @@ def test_confirming_a_pairs_round_opens_the_next_round(floor, people, tablet):
     expect(page.locator('article[aria-label="Seat 1"] .status')).to_have_text("4 of 31 points")
     first.refresh_from_db()
     assert first.status == Hand.Status.SETTLED and second.status == Hand.Status.IN_PROGRESS
+
+
+def test_a_carded_player_is_seated_by_the_number_on_their_card(floor, people, tablet):
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    player_create(casino=rocket.pit.casino, name="Bruno Keller", card_number="1002", by=people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+
+    seat = page.locator('article[aria-label="Seat 1"]')
+    seat.locator("summary", has_text="Seat a player").click()
+    seat.get_by_label("Player card").fill("1002")
+    seat.get_by_label("Buy-in").fill("100")
+    seat.get_by_role("button", name="Seat at 1").click()
+
+    expect(seat.locator(".player")).to_have_text("Bruno Keller")
+    assert SeatSession.objects.get(ended_at=None).player.card_number == "1002"

@@ -1209,3 +1209,41 @@ class CountedDrop(Sealed, AppendOnly):
             "transaction": _uuid_text(self.transaction_id),
             "at": utc_iso(self.at),
         }
+
+
+class RatingSlip(models.Model):
+    """A player's rating slip for one visit to the floor, run by the dealer or the pit: its
+    history is its events (`RatingSlipEvent`), and its figures are read from the hands the seat
+    sessions it covers played while it was running (`tables.services.rating_slips.slip_figures`).
+    Never changed after it is written."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="rating_slips")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"Rating slip {self.pk}: {self.player}"
+
+
+class RatingSlipEvent(AppendOnly):
+    """One step of a rating slip: started or moved (at `session`, the seat session it now
+    covers), paused, resumed, closed; who, when, from which device."""
+
+    class Kind(models.TextChoices):
+        STARTED = "started", "Started"
+        PAUSED = "paused", "Paused"
+        RESUMED = "resumed", "Resumed"
+        MOVED = "moved", "Moved"
+        CLOSED = "closed", "Closed"
+
+    slip = models.ForeignKey(RatingSlip, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="rating_slip_events")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.slip}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"

@@ -123,9 +123,8 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
     now = now or timezone.now()
     stay = sessions.aggregate(count=Count("pk"), time=Sum(_length("started_at", "ended_at", now)))
     hands = hands_played(sessions)
-    bets = _bets_by_game(sessions, hands)
+    bets = bets_by_game(sessions, hands)
     total_bet = sum(bets.values())
-    edges = house_edges()
     hand_count = hands.count()
     return PlayerRating(
         name=name,
@@ -133,10 +132,16 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
         time_played=stay["time"] or timedelta(0),
         hands=hand_count,
         total_bet=total_bet,
-        average_bet=_ratio(total_bet, hand_count),
-        result=_result(sessions),
-        theoretical_win=sum((bet * edges[game] for game, bet in bets.items()), Decimal(0)).quantize(CENTS),
+        average_bet=ratio(total_bet, hand_count),
+        result=hands_result(sessions),
+        theoretical_win=theoretical_win(bets),
     )
+
+
+def theoretical_win(bets: dict[str, int]) -> Decimal:
+    """What the house expects to win from `bets` (game to units bet): each bet times its edge."""
+    edges = house_edges()
+    return sum((bet * edges[game] for game, bet in bets.items()), Decimal(0)).quantize(CENTS)
 
 
 def hands_played(sessions: QuerySet[SeatSession]) -> QuerySet[Hand]:
@@ -180,7 +185,7 @@ def _seat_postings(sessions: QuerySet[SeatSession]) -> QuerySet[Posting]:
     return Posting.objects.filter(account__kind=Account.Kind.PLAYER, account__ref__in=sessions.values("pk"))
 
 
-def _bets_by_game(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> dict[str, int]:
+def bets_by_game(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> dict[str, int]:
     rows = (
         _seat_postings(sessions)
         .filter(transaction__kind=Transaction.Kind.BET, transaction__hand_id__in=hands.values("pk"))
@@ -191,13 +196,14 @@ def _bets_by_game(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> dic
     return {row["transaction__table__game"]: -row["bet"] for row in rows}
 
 
-def _result(sessions: QuerySet[SeatSession]) -> int:
-    net = (
-        _seat_postings(sessions)
-        .filter(transaction__hand_id__isnull=False)
-        .exclude(transaction__kind__in=[Transaction.Kind.BUY_IN, Transaction.Kind.CASH_OUT])
-        .aggregate(net=Sum("amount"))["net"]
-    )
+def hands_result(sessions: QuerySet[SeatSession], hands: QuerySet[Hand] | None = None) -> int:
+    """The players' net over the hands of `sessions` (only `hands`, if given)."""
+    postings = _seat_postings(sessions).filter(transaction__hand_id__isnull=False)
+    if hands is not None:
+        postings = postings.filter(transaction__hand_id__in=hands.values("pk"))
+    net = postings.exclude(
+        transaction__kind__in=[Transaction.Kind.BUY_IN, Transaction.Kind.CASH_OUT]
+    ).aggregate(net=Sum("amount"))["net"]
     return net or 0
 
 
@@ -219,8 +225,8 @@ def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> D
         time_on_shift=time,
         hands=counts["hands"],
         voids=counts["voids"],
-        hands_per_hour=_ratio(counts["hands"] * SECONDS_PER_HOUR, time.total_seconds()),
-        voids_per_hundred=_ratio(counts["voids"] * 100, counts["hands"]),
+        hands_per_hour=ratio(counts["hands"] * SECONDS_PER_HOUR, time.total_seconds()),
+        voids_per_hundred=ratio(counts["voids"] * 100, counts["hands"]),
     )
 
 
@@ -229,7 +235,7 @@ def _length(start: str, end: str, now) -> ExpressionWrapper:
     return ExpressionWrapper(Coalesce(F(end), Value(now)) - F(start), output_field=DurationField())
 
 
-def _ratio(numerator, denominator) -> Decimal:
+def ratio(numerator, denominator) -> Decimal:
     if not denominator:
         return Decimal(0).quantize(CENTS)
     return (Decimal(numerator) / Decimal(str(denominator))).quantize(CENTS)

@@ -1,0 +1,213 @@
+"""Rating slips the floor runs: a slip per carded player per visit, started at the player's seat
+session, paused and resumed, moved to a seat session at another table, and closed, by the table's
+dealer on shift or the pit manager (`user_can_deal`; a move needs both tables).
+
+The slip is never edited: every step is a `RatingSlipEvent` (who, when, device), and the slip's
+state is its last event. A slip runs from its start, a resume or a move until the next pause, move
+or close (or the end of its seat session, or now); paused time counts for nothing. Its figures are
+never typed: `slip_figures` reads the hands its seat sessions played while it ran, with the same
+functions as the player's rating (`tables.ratings`).
+
+Locks, in the documented order: the table, the seat session, then the player (one slip running per
+player at a time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from casino.errors import DomainError, NotAllowed
+from tables.models import Hand, Player, RatingSlip, RatingSlipEvent, SeatSession, Table
+from tables.ratings import bets_by_game, hands_played, hands_result, hours_and_minutes, ratio, theoretical_win
+from tables.selectors import user_can_deal
+
+Kind = RatingSlipEvent.Kind
+RUNNING = (Kind.STARTED, Kind.RESUMED, Kind.MOVED)
+
+
+class RatingSlipError(DomainError):
+    """The step asked of a rating slip is refused."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of time the slip ran at one seat session."""
+
+    session_id: int
+    start: datetime
+    end: datetime
+
+
+@dataclass(frozen=True)
+class SlipFigures:
+    time_played: timedelta
+    hands: int
+    total_bet: int
+    average_bet: Decimal
+    result: int  # the player's net win in units
+    theoretical_win: Decimal
+
+    @property
+    def time_played_shown(self) -> str:
+        return hours_and_minutes(self.time_played)
+
+
+def slip_state(slip: RatingSlip) -> RatingSlipEvent:
+    """The slip's last event: its state (running, paused or closed) and the seat session it is at."""
+    return slip.events.select_related("session__seat__table").last()
+
+
+def rating_slip_start(*, session: SeatSession, by, device: str = "") -> RatingSlip:
+    """Start a slip for the carded player seated in `session` (an open seat session); refused
+    while the player already has a slip that is not closed."""
+    with transaction.atomic():
+        session = _lock_session(session.pk, by)
+        if session.player_id is None:
+            raise RatingSlipError("Only a carded player is rated: seat them with their player card.")
+        player = Player.objects.select_for_update(no_key=True).get(pk=session.player_id)
+        running = RatingSlip.objects.filter(player=player).exclude(events__kind=Kind.CLOSED).first()
+        if running is not None:
+            raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
+        slip = RatingSlip.objects.create(player=player)
+        _record(slip, Kind.STARTED, session, by, device)
+    return slip
+
+
+def rating_slip_pause(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+    """Stop the clock (the player steps away); the hands played meanwhile do not count."""
+    return _step(
+        slip, Kind.PAUSED, by, device, allowed_from=RUNNING, refusal="Only a running slip can be paused."
+    )
+
+
+def rating_slip_resume(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+    """Run a paused slip again at the same seat session (still open)."""
+    return _step(
+        slip,
+        Kind.RESUMED,
+        by,
+        device,
+        allowed_from=(Kind.PAUSED,),
+        refusal="Only a paused slip can be resumed.",
+    )
+
+
+def rating_slip_close(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+    """Close the slip for good (running or paused); its figures stay as the hands give them."""
+    return _step(
+        slip,
+        Kind.CLOSED,
+        by,
+        device,
+        allowed_from=(*RUNNING, Kind.PAUSED),
+        refusal="The slip is already closed.",
+    )
+
+
+def rating_slip_move(*, slip: RatingSlip, to: SeatSession, by, device: str = "") -> RatingSlip:
+    """The player moved to another table: the slip's segment at the old table ends and the slip
+    runs on at `to`, the player's open seat session at the new table."""
+    with transaction.atomic():
+        to = _lock_session(to.pk, by)
+        state = _locked_state(slip, by)
+        if state.kind == Kind.CLOSED:
+            raise RatingSlipError("The slip is closed; start a new one.")
+        if to.player is None or to.player.resolved().pk != slip.player.resolved().pk:
+            raise RatingSlipError(f"That seat is not {slip.player}'s: seat them at the new table first.")
+        if to.seat.table_id == state.session.seat.table_id:
+            raise RatingSlipError("A slip moves to another table; at the same table it simply runs on.")
+        _record(slip, Kind.MOVED, to, by, device)
+    return slip
+
+
+def _step(slip, kind, by, device, *, allowed_from, refusal) -> RatingSlip:
+    with transaction.atomic():
+        state = _locked_state(slip, by)
+        if state.kind not in allowed_from:
+            raise RatingSlipError(refusal)
+        if kind == Kind.RESUMED and state.session.ended_at is not None:
+            raise RatingSlipError(
+                "The player has left that seat: move the slip to their new seat or close it."
+            )
+        _record(slip, kind, state.session, by, device)
+    return slip
+
+
+def _locked_state(slip: RatingSlip, by) -> RatingSlipEvent:
+    """Lock the slip's table, seat session and player (in that order) and return its last event."""
+    state = slip_state(slip)
+    _lock_session(state.session_id, by, open_only=False)
+    Player.objects.select_for_update(no_key=True).get(pk=slip.player_id)
+    return slip_state(slip)
+
+
+def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession:
+    session = SeatSession.objects.select_related("seat__table", "player").get(pk=session_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=session.seat.table_id)
+    if not user_can_deal(by, table):
+        raise NotAllowed(
+            f"You may not rate players at {table}: only its dealer on shift or the pit manager may."
+        )
+    session = (
+        SeatSession.objects.select_for_update(no_key=True)
+        .select_related("seat__table", "player")
+        .get(pk=session_id)
+    )
+    if open_only and session.ended_at is not None:
+        raise RatingSlipError("That player has left the seat.")
+    return session
+
+
+def _record(slip, kind, session, by, device) -> None:
+    RatingSlipEvent.objects.create(
+        slip=slip, kind=kind, session=session, by=by, device=device.strip(), at=timezone.now()
+    )
+
+
+def slip_segments(slip: RatingSlip, *, now=None) -> list[Segment]:
+    """The stretches the slip ran, each at one seat session: from a start, resume or move to the
+    next pause, move or close; a stretch still running ends now, or when its seat session ended."""
+    now = now or timezone.now()
+    segments, running = [], None
+    for event in slip.events.select_related("session"):
+        if running is not None:
+            segments.append(Segment(running.session_id, running.at, event.at))
+            running = None
+        if event.kind in RUNNING:
+            running = event
+    if running is not None:
+        segments.append(Segment(running.session_id, running.at, now))
+    sessions = SeatSession.objects.in_bulk({segment.session_id for segment in segments})
+    ended = []
+    for segment in segments:
+        end = min(segment.end, sessions[segment.session_id].ended_at or segment.end)
+        ended.append(Segment(segment.session_id, segment.start, max(end, segment.start)))
+    return ended
+
+
+def slip_figures(slip: RatingSlip, *, now=None) -> SlipFigures:
+    """Time (paused time excluded), hands, bets, result and theoretical win of the slip, from the
+    settled hands its seat sessions played that started while it ran."""
+    segments = slip_segments(slip, now=now)
+    hand_ids = set()
+    for segment in segments:
+        played = hands_played(SeatSession.objects.filter(pk=segment.session_id))
+        during = played.filter(started_at__gte=segment.start, started_at__lt=segment.end)
+        hand_ids.update(during.values_list("pk", flat=True))
+    hands = Hand.objects.filter(pk__in=hand_ids)
+    sessions = SeatSession.objects.filter(pk__in={segment.session_id for segment in segments})
+    bets = bets_by_game(sessions, hands)
+    total_bet = sum(bets.values())
+    return SlipFigures(
+        time_played=sum((segment.end - segment.start for segment in segments), timedelta(0)),
+        hands=len(hand_ids),
+        total_bet=total_bet,
+        average_bet=ratio(total_bet, len(hand_ids)),
+        result=hands_result(sessions, hands),
+        theoretical_win=theoretical_win(bets),
+    )

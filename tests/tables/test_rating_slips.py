@@ -1,0 +1,129 @@
+"""Rating slips run by the floor: lifecycle, refusals that write nothing, figures equal to the
+recorded hands', paused time excluded, a move between tables."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from casino.errors import DomainError, NotAllowed
+from tables.models import Game, RatingSlip, RatingSlipEvent
+from tables.services import seat_close, seat_open, shift_start
+from tables.services.players import player_create
+from tables.services.rating_slips import (
+    rating_slip_close,
+    rating_slip_move,
+    rating_slip_pause,
+    rating_slip_resume,
+    rating_slip_start,
+    slip_figures,
+    slip_state,
+)
+
+from .conftest import key, open_table, seat
+from .test_ratings import clock, dealer_pairs_nines  # noqa: F401  (the pinned clock fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def floor(clock, rocket, pit, dana, pete):  # noqa: F811
+    """dana deals at Rocket 1, pete runs the pit; Mr Lee (carded) sits at seat 1 next to a stranger."""
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
+    player = player_create(casino=pit.casino, name="Mr Lee", card_number="C-100", by=pete)
+    lee = seat_open(table=rocket, seat=1, buy_in=500, player=player, by=dana, key=key())
+    seat(rocket, 2, 500, dana)
+    return lee
+
+
+def test_a_slip_counts_only_the_hands_played_while_it_ran(floor, rocket, dana, clock):  # noqa: F811
+    dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # before the slip: not counted
+    clock.advance(minutes=5)
+    slip = rating_slip_start(session=floor, by=dana, device="tablet-1")
+    clock.advance(minutes=10)
+    dealer_pairs_nines(rocket, {1: 40, 2: 50}, dana)  # Lee +36
+    clock.advance(minutes=5)
+    rating_slip_pause(slip=slip, by=dana)
+    clock.advance(minutes=30)
+    dealer_pairs_nines(rocket, {1: 100, 2: 50}, dana)  # paused: not counted
+    clock.advance(minutes=5)
+    rating_slip_resume(slip=slip, by=dana)
+    clock.advance(minutes=20)
+    dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
+    clock.advance(minutes=5)
+    rating_slip_close(slip=slip, by=dana)
+    clock.advance(minutes=30)
+    dealer_pairs_nines(rocket, {1: 10, 2: 50}, dana)  # closed: not counted
+
+    figures = slip_figures(slip)
+
+    assert figures.time_played == timedelta(minutes=15 + 25)  # the 35 paused minutes do not count
+    assert (figures.hands, figures.total_bet, figures.average_bet) == (2, 60, Decimal("30.00"))
+    assert figures.result == 36 + 18
+    assert figures.theoretical_win == Decimal("3.18")  # 60 units x the Rocket edge
+    kinds = list(RatingSlipEvent.objects.filter(slip=slip).values_list("kind", flat=True))
+    assert kinds == ["started", "paused", "resumed", "closed"]
+    assert RatingSlipEvent.objects.first().device == "tablet-1"
+
+
+def test_a_slip_moves_with_the_player_to_another_table(floor, rocket, pit, dana, pete, clock):  # noqa: F811
+    other = open_table(pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8)
+    slip = rating_slip_start(session=floor, by=dana)
+    dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
+    clock.advance(minutes=10)
+    seat_close(session=floor, by=dana, key=key())
+    clock.advance(minutes=5)  # walking over: the slip still runs but the seat session is over
+    there = seat_open(table=other, seat=1, buy_in=300, player=floor.player, by=pete, key=key())
+    seat(other, 2, 300, pete)
+    rating_slip_move(slip=slip, to=there, by=pete)
+    dealer_pairs_nines(other, {1: 40, 2: 50}, pete)  # Lee +36
+    clock.advance(minutes=20)
+
+    figures = slip_figures(slip)
+
+    assert slip_state(slip).session == there
+    assert figures.time_played == timedelta(minutes=10 + 20)
+    assert (figures.hands, figures.total_bet, figures.result) == (2, 60, 54)
+
+
+def test_one_slip_at_a_time_per_player(floor, dana):
+    rating_slip_start(session=floor, by=dana)
+    with pytest.raises(DomainError, match="already has rating slip"):
+        rating_slip_start(session=floor, by=dana)
+    assert RatingSlip.objects.count() == 1
+
+
+def test_an_anonymous_player_is_not_rated(floor, rocket, dana):
+    anonymous = seat(rocket, 3, 100, dana, name="Tall man")
+    with pytest.raises(DomainError, match="carded"):
+        rating_slip_start(session=anonymous, by=dana)
+    assert not RatingSlip.objects.exists()
+
+
+def test_only_the_tables_dealer_or_the_pit_runs_a_slip(floor, olga, dana):
+    with pytest.raises(NotAllowed):
+        rating_slip_start(session=floor, by=olga)
+    slip = rating_slip_start(session=floor, by=dana)
+    with pytest.raises(NotAllowed):
+        rating_slip_pause(slip=slip, by=olga)
+    assert RatingSlipEvent.objects.count() == 1
+
+
+def test_steps_out_of_order_are_refused_and_write_nothing(floor, dana, pete):
+    slip = rating_slip_start(session=floor, by=dana)
+    with pytest.raises(DomainError, match="paused slip"):
+        rating_slip_resume(slip=slip, by=dana)
+    rating_slip_close(slip=slip, by=pete)
+    for step in (rating_slip_pause, rating_slip_close):
+        with pytest.raises(DomainError):
+            step(slip=slip, by=dana)
+    assert RatingSlipEvent.objects.count() == 2
+
+
+def test_a_move_to_someone_elses_seat_is_refused(floor, rocket, dana):
+    slip = rating_slip_start(session=floor, by=dana)
+    stranger = rocket.seats.get(number=2).sessions.get()
+    with pytest.raises(DomainError, match="not Mr Lee"):
+        rating_slip_move(slip=slip, to=stranger, by=dana)
+    assert RatingSlipEvent.objects.count() == 1

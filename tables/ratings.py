@@ -14,11 +14,13 @@ player has none). Counted:
 - result: the net of every posting on their seat accounts that belongs to a hand, corrections
   included, so buy-ins and cash-outs are left out and a voided hand nets to nothing. Positive: the
   player won;
-- theoretical win: what the house expects to win from those bets, each bet times its game's house
-  edge. The edge per game comes from the setting HOUSE_EDGE ({"rocket": "0.034"}, say, for a floor
-  whose players are known to play the best strategy); unset, Rocket's is 0.053, the simulated edge
-  for a player who always hits against an 8-deck shoe (docs/simulation.md: 5.30% +/- 0.05%), and
-  the pot games' is 0: the house banks no bet there and takes no rake.
+- theoretical win: what the house expects to win from those bets, with one edge per hand's
+  configuration (`hand_edges`): Rocket's exact edge for a hand dealt from a fresh shoe of the
+  hand's decks under the `best` strategy (`rocket_edge`, the figure the house-edge report shows as
+  exact); a pot game's the house's actual take in that hand (its rake postings) per unit bet, each
+  player's share in proportion to their bet. The house banks no pot-game bet, so its take is all it
+  expects; taking the recorded take rather than an expectation keeps it honest under every
+  collection option. Time charges belong to no hand and are left out.
 
 Both are kept to the tables the reader sees (the pit's page passes them): play elsewhere is
 neither counted nor hinted at.
@@ -31,7 +33,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.conf import settings
 from django.db.models import (
     BigIntegerField,
     CharField,
@@ -52,12 +53,10 @@ from django.utils import timezone
 
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
+from tables.games.rocket_exact import fresh_shoe
 from tables.models import Game, Hand, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
-# Rocket, always hit, 8 decks: the simulated edge (docs/simulation.md). Pot games: the house banks
-# nothing and takes no rake.
-DEFAULT_HOUSE_EDGE = {Game.ROCKET: Decimal("0.053")}
 CENTS = Decimal("0.01")  # averages and rates are shown to two places
 SECONDS_PER_HOUR = 3600
 SECONDS_PER_MINUTE = MINUTES_PER_HOUR = 60
@@ -99,10 +98,14 @@ def hours_and_minutes(duration: timedelta) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
-def house_edges() -> dict[str, Decimal]:
-    """Each game's house edge per unit bet: the HOUSE_EDGE setting over the defaults."""
-    configured = getattr(settings, "HOUSE_EDGE", {})
-    return {game: Decimal(str(configured.get(game, DEFAULT_HOUSE_EDGE.get(game, 0)))) for game in Game.values}
+def rocket_edge(decks: int) -> Decimal:
+    """Rocket's house edge per unit bet for a hand from a fresh shoe of `decks` decks under the
+    `best` strategy: exact (`rocket_exact.fresh_shoe`, solved once per deck count and kept), the
+    report's `TheoreticalEdge.fresh_edge` for the same configuration."""
+    from reports.models import DEFAULT_STRATEGY
+    from tables.simulation import rocket_strategy
+
+    return Decimal(str(fresh_shoe(decks, DEFAULT_STRATEGY, rocket_strategy(DEFAULT_STRATEGY)).edge))
 
 
 def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None) -> PlayerRating:
@@ -134,14 +137,43 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
         total_bet=total_bet,
         average_bet=ratio(total_bet, hand_count),
         result=hands_result(sessions),
-        theoretical_win=theoretical_win(bets),
+        theoretical_win=theoretical_win(sessions, hands),
     )
 
 
-def theoretical_win(bets: dict[str, int]) -> Decimal:
-    """What the house expects to win from `bets` (game to units bet): each bet times its edge."""
-    edges = house_edges()
-    return sum((bet * edges[game] for game, bet in bets.items()), Decimal(0)).quantize(CENTS)
+def theoretical_win(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> Decimal:
+    """What the house expects to win from the bets `sessions` made in `hands`: each bet times its
+    hand's edge (`hand_edges`)."""
+    rows = (
+        _seat_postings(sessions)
+        .filter(transaction__kind=Transaction.Kind.BET, transaction__hand_id__in=hands.values("pk"))
+        .values("transaction__hand_id")
+        .annotate(bet=Sum("amount"))
+    )
+    bets = {row["transaction__hand_id"]: -row["bet"] for row in rows}
+    edges = hand_edges(Hand.objects.filter(pk__in=bets))
+    return sum((bet * edges[hand] for hand, bet in bets.items()), Decimal(0)).quantize(CENTS)
+
+
+def hand_edges(hands: QuerySet[Hand]) -> dict[int, Decimal]:
+    """The house edge per unit bet of each of `hands`, by its configuration: Rocket's exact
+    fresh-shoe edge for its shoe's decks, a pot game's actual take over everything bet in it."""
+    hands = hands.values("pk", "game", "shoe__decks")
+    pots = [hand["pk"] for hand in hands if hand["game"] != Game.ROCKET]
+    in_pots = Posting.objects.filter(transaction__hand_id__in=pots).values("transaction__hand_id")
+    takes = dict(
+        in_pots.filter(account__kind=Account.Kind.RAKE)
+        .annotate(t=Sum("amount"))
+        .values_list("transaction__hand_id", "t")
+    )
+    bet = in_pots.filter(account__kind=Account.Kind.PLAYER, transaction__kind=Transaction.Kind.BET)
+    staked = dict(bet.annotate(b=Sum("amount")).values_list("transaction__hand_id", "b"))
+    return {
+        hand["pk"]: rocket_edge(hand["shoe__decks"])
+        if hand["game"] == Game.ROCKET
+        else Decimal(takes.get(hand["pk"], 0)) / -staked[hand["pk"]]
+        for hand in hands
+    }
 
 
 def hands_played(sessions: QuerySet[SeatSession]) -> QuerySet[Hand]:

@@ -209,5 +209,5 @@ def slip_figures(slip: RatingSlip, *, now=None) -> SlipFigures:
         total_bet=total_bet,
         average_bet=ratio(total_bet, len(hand_ids)),
         result=hands_result(sessions, hands),
-        theoretical_win=theoretical_win(bets),
+        theoretical_win=theoretical_win(sessions, hands),
     )

@@ -284,14 +284,13 @@ def test_the_cash_log_and_daily_report_export_as_csv(ann, rocket, dana, pete):
 # Comps
 
 
-def test_a_comp_is_given_against_a_share_of_theoretical_win_and_audited(ann, rocket, dana, pete, settings):
+def test_a_comp_is_given_against_a_share_of_theoretical_win_and_audited(ann, rocket, dana, pete):
     from tables.models import Comp
     from tables.services import hand_settle, hand_start
     from tables.services.players import comp_budget, comp_issue
 
     from .conftest import play
 
-    settings.HOUSE_EDGE = {"rocket": "0.05"}
     deal_at(rocket, dana, pete)
     sit(rocket, 1, 500, dana, card_number="1001")
     sit(rocket, 2, 500, dana, player_name="red tie")
@@ -299,11 +298,12 @@ def test_a_comp_is_given_against_a_share_of_theoretical_win_and_audited(ann, roc
     hand = play(hand, [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
     hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
 
-    # Ann bet 100 units of 1.00: theoretical win 5.00, her budget 30% of it
-    assert comp_budget(ann) == 150
+    # Ann bet 100 units of 1.00 at 8 decks: theoretical win 3.38 (the exact 3.377% edge), her
+    # budget 30% of it
+    assert comp_budget(ann) == 101
     comp_issue(player=ann, cents=100, reason="coffee", by=pete)
-    with pytest.raises(DomainError, match="comp budget is 0.50"):
-        comp_issue(player=ann, cents=51, reason="dinner", by=pete)
+    with pytest.raises(DomainError, match="comp budget is 0.01"):
+        comp_issue(player=ann, cents=2, reason="dinner", by=pete)
 
     assert list(Comp.objects.values_list("cents", flat=True)) == [100]
     event = AuditEvent.objects.get(action=AuditEvent.Action.COMP)

@@ -9,7 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from casino.errors import DomainError
-from tables.ratings import dealer_pace, hours_and_minutes, house_edges, player_rating
+from reports.services.theory import RocketConfig, theoretical_edge
+from tables.ratings import dealer_pace, hours_and_minutes, player_rating, rocket_edge
 from tables.services import (
     approval_decide,
     hand_settle,
@@ -89,7 +90,7 @@ def test_a_players_rating_sums_time_hands_bets_result_and_theoretical_win(evenin
     assert rating.hands == 3  # the voided hand was never played
     assert (rating.total_bet, rating.average_bet) == (80, Decimal("26.67"))
     assert rating.result == 18 + 36 + 18  # buy-ins and the cash-out are not a result
-    assert rating.theoretical_win == Decimal("4.24")  # 80 units bet x 5.3%
+    assert rating.theoretical_win == Decimal("2.70")  # 80 units bet x 3.377%, 8 decks, fresh shoe
 
 
 def test_a_losing_player_has_a_negative_result(evening):
@@ -103,14 +104,11 @@ def test_a_losing_player_has_a_negative_result(evening):
     assert rating.result == -(30 + 30 + 6)  # three folds at 6 tenths of 50, 50 and 10
 
 
-def test_the_house_edge_comes_from_the_setting_when_given(evening, settings):
-    settings.HOUSE_EDGE = {"rocket": "0.034"}
-    assert player_rating("Mr Lee").theoretical_win == Decimal("2.72")
-
-
-def test_pot_games_carry_no_theoretical_win_unless_configured():
-    edges = house_edges()
-    assert edges == {"rocket": Decimal("0.053"), "blackstone": 0, "starboard": 0, "pairs": 0}
+def test_rockets_edge_is_the_reports_exact_figure_for_the_configuration(settings):
+    settings.REPORTS_EDGE_HANDS = settings.REPORTS_VARIANCE_HANDS = 2_000
+    report = theoretical_edge(config=RocketConfig(decks=8))
+    assert rocket_edge(8) == Decimal(str(report.fresh_edge))
+    assert rocket_edge(8).quantize(Decimal("0.0001")) == Decimal("0.0338")
 
 
 def test_a_player_never_seen_has_an_empty_rating(db):

@@ -27,7 +27,7 @@ def test_a_pit_manager_sees_a_players_rating_and_the_dealers_pace(client, played
     page = client.get("/pit/ratings/", {"player": "ann"}).content.decode()
 
     assert "<td>ann</td>" in page and ">18<" in page  # her result, whatever case the name is typed in
-    assert "1.06" in page  # theoretical win: 20 units bet at Rocket's 5.3%
+    assert "0.68" in page  # theoretical win: 20 units bet at the exact 8-deck Rocket edge, 3.377%
     assert "dana" in page
 
 

@@ -2,7 +2,7 @@
 
 from rest_framework.routers import SimpleRouter
 
-from . import drop, shifts, views
+from . import drop, rating_slips, shifts, views
 
 router = SimpleRouter(use_regex_path=False)
 router.register("tables", views.TableViewSet, basename="table")
@@ -13,5 +13,6 @@ router.register("approvals", views.ApprovalViewSet, basename="approval")
 router.register("shifts", shifts.ShiftViewSet, basename="shift")
 router.register("drop-boxes", drop.DropBoxViewSet, basename="drop-box")
 router.register("incidents", drop.IncidentViewSet, basename="incident")
+router.register("rating-slips", rating_slips.RatingSlipViewSet, basename="rating-slip")
 
 urlpatterns = router.urls

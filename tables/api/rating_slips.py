@@ -1,0 +1,132 @@
+"""Rating slips through the API: start one at a carded player's seat session, pause, resume,
+move to the player's seat session at another table, close; read it with its figures.
+
+A slip is found (else 404) when one of the tables it ran at is one the user sees; the services
+refuse (403) anyone who is not the dealer on shift or the pit manager there, before writing.
+"""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, serializers
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from tables.models import RatingSlip, SeatSession
+from tables.selectors import at_tables_seen, tables_visible_to
+from tables.services.rating_slips import (
+    rating_slip_close,
+    rating_slip_move,
+    rating_slip_pause,
+    rating_slip_resume,
+    rating_slip_start,
+    slip_figures,
+    slip_state,
+)
+
+from .views import CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, parsed
+
+
+class SessionSerializer(serializers.Serializer):
+    session = serializers.IntegerField(min_value=1, help_text="The player's open seat session.")
+
+
+class RatingSlipSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    player = serializers.IntegerField(source="player_id")
+    state = serializers.CharField(help_text="The last step: started, paused, resumed, moved or closed.")
+    session = serializers.IntegerField(help_text="The seat session the slip is (or was last) at.")
+    table = serializers.IntegerField()
+    time_played_seconds = serializers.IntegerField()
+    hands = serializers.IntegerField()
+    total_bet = serializers.IntegerField()
+    average_bet = serializers.DecimalField(max_digits=20, decimal_places=2)
+    result = serializers.IntegerField()
+    theoretical_win = serializers.DecimalField(max_digits=20, decimal_places=2)
+
+
+def slip_body(slip: RatingSlip) -> dict:
+    state, figures = slip_state(slip), slip_figures(slip)
+    return RatingSlipSerializer(
+        {
+            "id": slip.pk,
+            "player_id": slip.player_id,
+            "state": state.kind,
+            "session": state.session_id,
+            "table": state.session.seat.table_id,
+            "time_played_seconds": int(figures.time_played.total_seconds()),
+            "hands": figures.hands,
+            "total_bet": figures.total_bet,
+            "average_bet": figures.average_bet,
+            "result": figures.result,
+            "theoretical_win": figures.theoretical_win,
+        }
+    ).data
+
+
+@extend_schema(responses={200: RatingSlipSerializer, **READ_REFUSALS})
+class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
+    """A player's rating slip, run by the table's dealer or the pit."""
+
+    permission_classes = [IsAuthenticated]  # the services check who may run a slip where
+    queryset = RatingSlip.objects.all()
+
+    def get_queryset(self):
+        tables = tables_visible_to(self.request.user)
+        return RatingSlip.objects.filter(events__session__seat__table__in=tables).distinct()
+
+    def retrieve(self, request, pk=None):
+        return Response(slip_body(self.get_object()))
+
+    @extend_schema(
+        summary="Start a rating slip at a carded player's seat",
+        request=SessionSerializer,
+        responses={201: RatingSlipSerializer, **CHANGE_REFUSALS},
+    )
+    def create(self, request):
+        session = self._session(parsed(SessionSerializer, request)["session"])
+        slip = rating_slip_start(session=session, by=request.user, device=device(request))
+        return Response(slip_body(slip), status=201)
+
+    @extend_schema(
+        summary="Pause the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+    )
+    @action(detail=True, methods=["post"])
+    def pause(self, request, pk=None):
+        return self._step(rating_slip_pause, request)
+
+    @extend_schema(
+        summary="Resume the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None):
+        return self._step(rating_slip_resume, request)
+
+    @extend_schema(
+        summary="Close the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+    )
+    @action(detail=True, methods=["post"])
+    def close(self, request, pk=None):
+        return self._step(rating_slip_close, request)
+
+    @extend_schema(
+        summary="Move the slip to the player's seat at another table",
+        request=SessionSerializer,
+        responses={200: RatingSlipSerializer, **CHANGE_REFUSALS},
+    )
+    @action(detail=True, methods=["post"])
+    def move(self, request, pk=None):
+        slip = self.get_object()
+        to = self._session(parsed(SessionSerializer, request)["session"])
+        return Response(
+            slip_body(rating_slip_move(slip=slip, to=to, by=request.user, device=device(request)))
+        )
+
+    def _step(self, service, request):
+        slip = service(slip=self.get_object(), by=request.user, device=device(request))
+        return Response(slip_body(slip))
+
+    def _session(self, pk: int) -> SeatSession:
+        return get_object_or_404(
+            at_tables_seen(SeatSession.objects.all(), self.request.user, "seat__table"), pk=pk
+        )

@@ -1,0 +1,47 @@
+"""Rating slips through the API: the floor runs the lifecycle; refusals are 4xx and write nothing."""
+
+import pytest
+
+from tables.models import RatingSlip, RatingSlipEvent
+from tables.services import seat_open
+from tables.services.players import player_create
+
+from .conftest import new_key
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ann_seated(floor, dana, pete):
+    ann = player_create(casino=floor.pit.casino, name="Ann Smith", card_number="1001", by=pete)
+    return seat_open(table=floor, seat=1, buy_in=100, player=ann, by=dana, key=new_key())
+
+
+def test_the_dealer_starts_pauses_resumes_and_closes_a_slip(ann_seated, as_dana):
+    started = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}, HTTP_X_DEVICE="tablet-1")
+    assert started.status_code == 201
+    slip = started.json()
+    assert (slip["state"], slip["session"], slip["hands"]) == ("started", ann_seated.pk, 0)
+
+    for step, state in (("pause", "paused"), ("resume", "resumed"), ("close", "closed")):
+        answer = as_dana.change(f"/api/rating-slips/{slip['id']}/{step}/")
+        assert (answer.status_code, answer.json()["state"]) == (200, state)
+    assert RatingSlipEvent.objects.filter(slip_id=slip["id"]).first().device == "tablet-1"
+
+
+def test_a_dealer_at_another_table_finds_no_such_seat_and_nothing_is_written(ann_seated, as_olga):
+    answer = as_olga.change("/api/rating-slips/", {"session": ann_seated.pk})
+    assert answer.status_code == 404  # olga sees only her own table: nothing outside is revealed
+    assert not RatingSlip.objects.exists()
+
+
+def test_a_step_out_of_order_is_a_400_and_writes_nothing(ann_seated, as_dana):
+    slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
+    answer = as_dana.change(f"/api/rating-slips/{slip['id']}/resume/")
+    assert answer.status_code == 400 and "paused" in answer.json()["detail"]
+    assert RatingSlipEvent.objects.count() == 1
+
+
+def test_a_missing_session_is_a_404(floor, as_dana):
+    assert as_dana.change("/api/rating-slips/", {"session": 999999}).status_code == 404
+    assert not RatingSlip.objects.exists()

@@ -154,7 +154,7 @@ def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession
             f"You may not rate players at {table}: only its dealer on shift or the pit manager may."
         )
     session = (
-        SeatSession.objects.select_for_update(no_key=True)
+        SeatSession.objects.select_for_update(no_key=True, of=("self",))
         .select_related("seat__table", "player")
         .get(pk=session_id)
     )

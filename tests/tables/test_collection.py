@@ -205,3 +205,21 @@ def test_a_time_table_collects_nothing_in_the_hand_itself(pit, pete, dana):
     hand = play(hand_start(table=table, by=dana, key=key()), [4, 6, 8, 4], decisions, dana)
     assert hand_screen(hand)["settlement"]["house_take"] is None
     assert settle(hand, dana).settlement["deltas"]["house"] == 0
+
+
+def test_a_pot_games_theoretical_win_is_the_houses_take_shared_by_bet(pit, pete, dana):
+    from decimal import Decimal
+
+    from tables.ratings import bets_by_game, hand_edges, player_rating
+
+    table = blackstone_at(pit, pete)
+    lee = seat(table, 1, 300, dana, name="Mr Lee")
+    seat(table, 2, 300, dana), seat(table, 3, 300, dana)
+    hand = settle(play(hand_start(table=table, by=dana, key=key()), *SECOND_TEN, dana), dana)
+
+    hands = Hand.objects.filter(pk=hand.pk)
+    staked = bets_by_game(SeatSession.objects.filter(seat__table=table), hands)[Game.BLACKSTONE]
+    assert hand_edges(hands) == {hand.pk: Decimal(5) / staked}  # the rake of 5 over all that was bet
+    lee_bet = bets_by_game(SeatSession.objects.filter(pk=lee.pk), hands)[Game.BLACKSTONE]
+    expected = (Decimal(5) * lee_bet / staked).quantize(Decimal("0.01"))
+    assert lee_bet > 0 and player_rating("Mr Lee").theoretical_win == expected

@@ -24,7 +24,7 @@ from tables.services.rating_slips import (
     slip_state,
 )
 
-from .views import CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, parsed
+from .views import CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, idempotency_key, parsed
 
 
 class SessionSerializer(serializers.Serializer):
@@ -85,7 +85,9 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     def create(self, request):
         session = self._session(parsed(SessionSerializer, request)["session"])
-        slip = rating_slip_start(session=session, by=request.user, device=device(request))
+        slip = rating_slip_start(
+            session=session, by=request.user, device=device(request), key=idempotency_key(request)
+        )
         return Response(slip_body(slip), status=201)
 
     @extend_schema(
@@ -119,11 +121,17 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         slip = self.get_object()
         to = self._session(parsed(SessionSerializer, request)["session"])
         return Response(
-            slip_body(rating_slip_move(slip=slip, to=to, by=request.user, device=device(request)))
+            slip_body(
+                rating_slip_move(
+                    slip=slip, to=to, by=request.user, device=device(request), key=idempotency_key(request)
+                )
+            )
         )
 
     def _step(self, service, request):
-        slip = service(slip=self.get_object(), by=request.user, device=device(request))
+        slip = service(
+            slip=self.get_object(), by=request.user, device=device(request), key=idempotency_key(request)
+        )
         return Response(slip_body(slip))
 
     def _session(self, pk: int) -> SeatSession:

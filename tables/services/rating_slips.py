@@ -17,14 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import partial
 
-from django.db import transaction
 from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
 from tables.models import Hand, Player, RatingSlip, RatingSlipEvent, SeatSession, Table
 from tables.ratings import bets_by_game, hands_played, hands_result, hours_and_minutes, ratio, theoretical_win
 from tables.selectors import user_can_deal
+from tables.services.idempotency import run_once
 
 Kind = RatingSlipEvent.Kind
 RUNNING = (Kind.STARTED, Kind.RESUMED, Kind.MOVED)
@@ -62,80 +63,100 @@ def slip_state(slip: RatingSlip) -> RatingSlipEvent:
     return slip.events.select_related("session__seat__table").last()
 
 
-def rating_slip_start(*, session: SeatSession, by, device: str = "") -> RatingSlip:
+def rating_slip_start(*, session: SeatSession, by, device: str = "", key: str) -> RatingSlip:
     """Start a slip for the carded player seated in `session` (an open seat session); refused
     while the player already has a slip that is not closed."""
-    with transaction.atomic():
-        session = _lock_session(session.pk, by)
-        if session.player_id is None:
-            raise RatingSlipError("Only a carded player is rated: seat them with their player card.")
-        player = Player.objects.select_for_update(no_key=True).get(pk=session.player_id)
-        running = RatingSlip.objects.filter(player=player).exclude(events__kind=Kind.CLOSED).first()
-        if running is not None:
-            raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
-        slip = RatingSlip.objects.create(player=player)
-        _record(slip, Kind.STARTED, session, by, device)
-    return slip
+    request = {"op": "rating_slip_start", "session": session.pk}
+    return _once(key, request, by, partial(_start, session.pk, by, device))
 
 
-def rating_slip_pause(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+def rating_slip_pause(*, slip: RatingSlip, by, device: str = "", key: str) -> RatingSlip:
     """Stop the clock (the player steps away); the hands played meanwhile do not count."""
-    return _step(
-        slip, Kind.PAUSED, by, device, allowed_from=RUNNING, refusal="Only a running slip can be paused."
+    refusal = "Only a running slip can be paused."
+    return _once(
+        key,
+        {"op": "rating_slip_pause", "slip": slip.pk},
+        by,
+        partial(_step, slip, Kind.PAUSED, by, device, allowed_from=RUNNING, refusal=refusal),
     )
 
 
-def rating_slip_resume(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+def rating_slip_resume(*, slip: RatingSlip, by, device: str = "", key: str) -> RatingSlip:
     """Run a paused slip again at the same seat session (still open)."""
-    return _step(
-        slip,
-        Kind.RESUMED,
+    refusal = "Only a paused slip can be resumed."
+    return _once(
+        key,
+        {"op": "rating_slip_resume", "slip": slip.pk},
         by,
-        device,
-        allowed_from=(Kind.PAUSED,),
-        refusal="Only a paused slip can be resumed.",
+        partial(_step, slip, Kind.RESUMED, by, device, allowed_from=(Kind.PAUSED,), refusal=refusal),
     )
 
 
-def rating_slip_close(*, slip: RatingSlip, by, device: str = "") -> RatingSlip:
+def rating_slip_close(*, slip: RatingSlip, by, device: str = "", key: str) -> RatingSlip:
     """Close the slip for good (running or paused); its figures stay as the hands give them."""
-    return _step(
-        slip,
-        Kind.CLOSED,
+    refusal = "The slip is already closed."
+    return _once(
+        key,
+        {"op": "rating_slip_close", "slip": slip.pk},
         by,
-        device,
-        allowed_from=(*RUNNING, Kind.PAUSED),
-        refusal="The slip is already closed.",
+        partial(_step, slip, Kind.CLOSED, by, device, allowed_from=(*RUNNING, Kind.PAUSED), refusal=refusal),
     )
 
 
-def rating_slip_move(*, slip: RatingSlip, to: SeatSession, by, device: str = "") -> RatingSlip:
+def rating_slip_move(*, slip: RatingSlip, to: SeatSession, by, device: str = "", key: str) -> RatingSlip:
     """The player moved to another table: the slip's segment at the old table ends and the slip
     runs on at `to`, the player's open seat session at the new table."""
-    with transaction.atomic():
-        to = _lock_session(to.pk, by)
-        state = _locked_state(slip, by)
-        if state.kind == Kind.CLOSED:
-            raise RatingSlipError("The slip is closed; start a new one.")
-        if to.player is None or to.player.resolved().pk != slip.player.resolved().pk:
-            raise RatingSlipError(f"That seat is not {slip.player}'s: seat them at the new table first.")
-        if to.seat.table_id == state.session.seat.table_id:
-            raise RatingSlipError("A slip moves to another table; at the same table it simply runs on.")
-        _record(slip, Kind.MOVED, to, by, device)
-    return slip
+    request = {"op": "rating_slip_move", "slip": slip.pk, "to": to.pk}
+    return _once(key, request, by, partial(_move, slip, to.pk, by, device))
 
 
-def _step(slip, kind, by, device, *, allowed_from, refusal) -> RatingSlip:
-    with transaction.atomic():
-        state = _locked_state(slip, by)
-        if state.kind not in allowed_from:
-            raise RatingSlipError(refusal)
-        if kind == Kind.RESUMED and state.session.ended_at is not None:
-            raise RatingSlipError(
-                "The player has left that seat: move the slip to their new seat or close it."
-            )
-        _record(slip, kind, state.session, by, device)
-    return slip
+def _once(key: str, request: dict, by, work) -> RatingSlip:
+    """One step per idempotency key: a retry answers with the slip the first one left."""
+    return RatingSlip.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["slip"])
+
+
+def _start(session_id: int, by, device: str) -> dict:
+    session = _lock_session(session_id, by)
+    if session.player_id is None:
+        raise RatingSlipError("Only a carded player is rated: seat them with their player card.")
+    player = Player.objects.select_for_update(no_key=True).get(pk=session.player_id)
+    running = RatingSlip.objects.filter(player=player).exclude(events__kind=Kind.CLOSED).first()
+    if running is not None:
+        raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
+    slip = RatingSlip.objects.create(player=player)
+    _record(slip, Kind.STARTED, session, by, device)
+    return {"slip": slip.pk}
+
+
+def _move(slip: RatingSlip, to_id: int, by, device: str) -> dict:
+    # Both tables first, in primary-key order: two moves crossing between the same two tables
+    # then queue on the first table instead of each holding the table the other needs.
+    tables = {SeatSession.objects.values_list("seat__table", flat=True).get(pk=to_id), _table_of(slip)}
+    list(Table.objects.select_for_update(no_key=True).filter(pk__in=tables).order_by("pk"))
+    to = _lock_session(to_id, by)
+    state = _locked_state(slip, by)
+    if state.kind == Kind.CLOSED:
+        raise RatingSlipError("The slip is closed; start a new one.")
+    if to.player is None or to.player.resolved().pk != slip.player.resolved().pk:
+        raise RatingSlipError(f"That seat is not {slip.player}'s: seat them at the new table first.")
+    if to.seat.table_id == state.session.seat.table_id:
+        raise RatingSlipError("A slip moves to another table; at the same table it simply runs on.")
+    _record(slip, Kind.MOVED, to, by, device)
+    return {"slip": slip.pk}
+
+
+def _table_of(slip: RatingSlip) -> int:
+    return slip_state(slip).session.seat.table_id
+
+
+def _step(slip, kind, by, device, *, allowed_from, refusal) -> dict:
+    state = _locked_state(slip, by)
+    if state.kind not in allowed_from:
+        raise RatingSlipError(refusal)
+    if kind == Kind.RESUMED and state.session.ended_at is not None:
+        raise RatingSlipError("The player has left that seat: move the slip to their new seat or close it.")
+    _record(slip, kind, state.session, by, device)
+    return {"slip": slip.pk}
 
 
 def _locked_state(slip: RatingSlip, by) -> RatingSlipEvent:

@@ -45,3 +45,18 @@ def test_a_step_out_of_order_is_a_400_and_writes_nothing(ann_seated, as_dana):
 def test_a_missing_session_is_a_404(floor, as_dana):
     assert as_dana.change("/api/rating-slips/", {"session": 999999}).status_code == 404
     assert not RatingSlip.objects.exists()
+
+
+def test_a_retried_step_is_applied_once_and_answered_as_the_first(ann_seated, as_dana):
+    slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
+    first = as_dana.change(f"/api/rating-slips/{slip['id']}/pause/", key="pause-1")
+    again = as_dana.change(f"/api/rating-slips/{slip['id']}/pause/", key="pause-1")
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.json()["state"] == "paused"
+    assert RatingSlipEvent.objects.filter(slip_id=slip["id"]).count() == 2  # started, paused: once
+
+
+def test_a_step_without_an_idempotency_key_is_a_400_and_writes_nothing(ann_seated, as_dana):
+    answer = as_dana.post("/api/rating-slips/", {"session": ann_seated.pk}, format="json")
+    assert answer.status_code == 400 and "Idempotency-Key" in answer.json()
+    assert not RatingSlip.objects.exists()

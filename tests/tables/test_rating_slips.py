@@ -40,19 +40,19 @@ def floor(clock, rocket, pit, dana, pete):  # noqa: F811
 def test_a_slip_counts_only_the_hands_played_while_it_ran(floor, rocket, dana, clock):  # noqa: F811
     dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # before the slip: not counted
     clock.advance(minutes=5)
-    slip = rating_slip_start(session=floor, by=dana, device="tablet-1")
+    slip = rating_slip_start(session=floor, by=dana, device="tablet-1", key=key())
     clock.advance(minutes=10)
     dealer_pairs_nines(rocket, {1: 40, 2: 50}, dana)  # Lee +36
     clock.advance(minutes=5)
-    rating_slip_pause(slip=slip, by=dana)
+    rating_slip_pause(slip=slip, by=dana, key=key())
     clock.advance(minutes=30)
     dealer_pairs_nines(rocket, {1: 100, 2: 50}, dana)  # paused: not counted
     clock.advance(minutes=5)
-    rating_slip_resume(slip=slip, by=dana)
+    rating_slip_resume(slip=slip, by=dana, key=key())
     clock.advance(minutes=20)
     dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
     clock.advance(minutes=5)
-    rating_slip_close(slip=slip, by=dana)
+    rating_slip_close(slip=slip, by=dana, key=key())
     clock.advance(minutes=30)
     dealer_pairs_nines(rocket, {1: 10, 2: 50}, dana)  # closed: not counted
 
@@ -69,14 +69,14 @@ def test_a_slip_counts_only_the_hands_played_while_it_ran(floor, rocket, dana, c
 
 def test_a_slip_moves_with_the_player_to_another_table(floor, rocket, pit, dana, pete, clock):  # noqa: F811
     other = open_table(pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8)
-    slip = rating_slip_start(session=floor, by=dana)
+    slip = rating_slip_start(session=floor, by=dana, key=key())
     dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
     clock.advance(minutes=10)
     seat_close(session=floor, by=dana, key=key())
     clock.advance(minutes=5)  # walking over: the slip still runs but the seat session is over
     there = seat_open(table=other, seat=1, buy_in=300, player=floor.player, by=pete, key=key())
     seat(other, 2, 300, pete)
-    rating_slip_move(slip=slip, to=there, by=pete)
+    rating_slip_move(slip=slip, to=there, by=pete, key=key())
     dealer_pairs_nines(other, {1: 40, 2: 50}, pete)  # Lee +36
     clock.advance(minutes=20)
 
@@ -88,42 +88,42 @@ def test_a_slip_moves_with_the_player_to_another_table(floor, rocket, pit, dana,
 
 
 def test_one_slip_at_a_time_per_player(floor, dana):
-    rating_slip_start(session=floor, by=dana)
+    rating_slip_start(session=floor, by=dana, key=key())
     with pytest.raises(DomainError, match="already has rating slip"):
-        rating_slip_start(session=floor, by=dana)
+        rating_slip_start(session=floor, by=dana, key=key())
     assert RatingSlip.objects.count() == 1
 
 
 def test_an_anonymous_player_is_not_rated(floor, rocket, dana):
     anonymous = seat(rocket, 3, 100, dana, name="Tall man")
     with pytest.raises(DomainError, match="carded"):
-        rating_slip_start(session=anonymous, by=dana)
+        rating_slip_start(session=anonymous, by=dana, key=key())
     assert not RatingSlip.objects.exists()
 
 
 def test_only_the_tables_dealer_or_the_pit_runs_a_slip(floor, olga, dana):
     with pytest.raises(NotAllowed):
-        rating_slip_start(session=floor, by=olga)
-    slip = rating_slip_start(session=floor, by=dana)
+        rating_slip_start(session=floor, by=olga, key=key())
+    slip = rating_slip_start(session=floor, by=dana, key=key())
     with pytest.raises(NotAllowed):
-        rating_slip_pause(slip=slip, by=olga)
+        rating_slip_pause(slip=slip, by=olga, key=key())
     assert RatingSlipEvent.objects.count() == 1
 
 
 def test_steps_out_of_order_are_refused_and_write_nothing(floor, dana, pete):
-    slip = rating_slip_start(session=floor, by=dana)
+    slip = rating_slip_start(session=floor, by=dana, key=key())
     with pytest.raises(DomainError, match="paused slip"):
-        rating_slip_resume(slip=slip, by=dana)
-    rating_slip_close(slip=slip, by=pete)
+        rating_slip_resume(slip=slip, by=dana, key=key())
+    rating_slip_close(slip=slip, by=pete, key=key())
     for step in (rating_slip_pause, rating_slip_close):
         with pytest.raises(DomainError):
-            step(slip=slip, by=dana)
+            step(slip=slip, by=dana, key=key())
     assert RatingSlipEvent.objects.count() == 2
 
 
 def test_a_move_to_someone_elses_seat_is_refused(floor, rocket, dana):
-    slip = rating_slip_start(session=floor, by=dana)
+    slip = rating_slip_start(session=floor, by=dana, key=key())
     stranger = rocket.seats.get(number=2).sessions.get()
     with pytest.raises(DomainError, match="not Mr Lee"):
-        rating_slip_move(slip=slip, to=stranger, by=dana)
+        rating_slip_move(slip=slip, to=stranger, by=dana, key=key())
     assert RatingSlipEvent.objects.count() == 1

@@ -46,6 +46,8 @@ from .models import (
     Pit,
     Player,
     PlayerRules,
+    RatingSlip,
+    RatingSlipEvent,
     Recycle,
     Seat,
     SeatSession,
@@ -700,4 +702,26 @@ class IncidentFindingAdmin(RecordAdmin):
     list_filter = ["incident__kind", related_only("incident__table"), related_only("by"), "at"]
     list_select_related = ["incident__table", "by"]
     search_fields = ["findings", "incident__table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(RatingSlip)
+class RatingSlipAdmin(RecordAdmin):
+    """Slips are run on the floor (`tables.services.rating_slips`); each step is a RatingSlipEvent."""
+
+    casino_paths = ("player__casino",)
+    list_display = ["pk", "player", "created_at"]
+    list_filter = ["created_at"]
+    list_select_related = ["player"]
+    search_fields = ["player__name", "player__card_number"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(RatingSlipEvent)
+class RatingSlipEventAdmin(RecordAdmin):
+    casino_paths = ("slip__player__casino",)
+    list_display = ["at", "slip", "kind", "session", "by", "device"]
+    list_filter = ["kind", related_only("session__seat__table"), related_only("by"), "at"]
+    list_select_related = ["slip__player", "session__seat__table", "by"]
+    search_fields = ["slip__player__name", "slip__player__card_number", "device"]
     date_hierarchy = "at"

@@ -70,6 +70,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
 
     permission_classes = [IsAuthenticated]  # the services check who may run a slip where
     queryset = RatingSlip.objects.all()
+    serializer_class = RatingSlipSerializer
 
     def get_queryset(self):
         tables = tables_visible_to(self.request.user)

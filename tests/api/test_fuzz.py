@@ -27,7 +27,9 @@ from ledger.models import Account, Transaction
 from reports.periods import today
 from reports.services import report_request
 from tables.models import Incident, Shift
-from tables.services import hand_start, hand_void_request
+from tables.services import hand_start, hand_void_request, seat_open
+from tables.services.players import player_create
+from tables.services.rating_slips import rating_slip_start
 from tests.snapshot import snapshot, written
 from tests.tables.conftest import seat
 
@@ -58,7 +60,8 @@ ALLOWED_ON_REFUSAL = {Incident._meta.db_table: f"kind <> '{Incident.Kind.RANK_RE
 
 @pytest.fixture
 def fuzz_floor(floor, rocket, blackstone, dana, olga, pete):
-    """Rocket 1: Ann's hand waits for its first card, Bo sat down after it started (dana deals).
+    """Rocket 1: Ann's hand waits for its first card, Bo sat down after it started, carded Di is
+    rated on a slip (dana deals).
     Blackstone 1: a void request from olga waits for the pit (pete decides). One report asked for.
     Rocket 1's drop box (its opening count's) and a count incident there that waits for findings.
 
@@ -66,6 +69,9 @@ def fuzz_floor(floor, rocket, blackstone, dana, olga, pete):
     seat(rocket, 1, 200, dana, "Ann")
     hand = hand_start(table=rocket, bets={1: 10}, by=dana, key=new_key())
     bo = seat(rocket, 2, 200, dana, "Bo")  # out of the hand: free to buy more and cash out
+    di = player_create(casino=rocket.pit.casino, name="Di", card_number="77", by=pete)
+    carded = seat_open(table=rocket, seat=3, buy_in=200, player=di, by=dana, key=new_key())
+    slip = rating_slip_start(session=carded, by=dana, key=new_key())  # Di is rated
     seat(blackstone, 1, 200, olga, "Bea")
     seat(blackstone, 2, 200, olga, "Cy")
     misdeal = hand_start(table=blackstone, by=olga, key=new_key())
@@ -86,6 +92,7 @@ def fuzz_floor(floor, rocket, blackstone, dana, olga, pete):
             "/api/reports/": report.pk,
             "/api/shifts/": Shift.objects.get(user=olga, ended_at=None).pk,
             "/api/drop-boxes/": rocket.drop_boxes.get().pk,
+            "/api/rating-slips/": slip.pk,
             "/api/incidents/": Incident.objects.create(
                 kind=Incident.Kind.COUNT_EXPLAIN, table=rocket, detail="Closing count: -30 units.", by=pete
             ).pk,

@@ -35,6 +35,8 @@ from tables.models import (
     Pit,
     Player,
     PlayerRules,
+    RatingSlip,
+    RatingSlipEvent,
     Recycle,
     Seat,
     SeatSession,
@@ -195,6 +197,9 @@ def floor(db):
         PlayerRules.objects.create(casino=casino)
         player = Player.objects.create(casino=casino, name=f"Player of {casino}", card_number="1")
         Comp.objects.create(player=player, cents=500, reason="coffee", by=pete)
+        slip = RatingSlip.objects.create(player=player)  # a slip run at any seat: the admin reads it
+        at_a_seat = SeatSession.objects.first()
+        RatingSlipEvent.objects.create(slip=slip, kind="started", session=at_a_seat, by=pete)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"

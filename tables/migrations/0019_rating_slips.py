@@ -5,6 +5,8 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+import ledger.db
+
 
 class Migration(migrations.Migration):
 
@@ -37,4 +39,5 @@ class Migration(migrations.Migration):
                 'ordering': ['at', 'pk'],
             },
         ),
+        ledger.db.AppendOnly('RatingSlipEvent'),
     ]

@@ -325,3 +325,134 @@ def _scaled(figure: dict, factor: float) -> dict:
     if figure.get("half_width") is not None:
         scaled["half_width"] = figure["half_width"] * factor
     return scaled
+
+
+# -- what the page, the printable sheet and the CSV show ---------------------------------------
+
+
+def par_sheet_rows(sheet: ParSheet) -> list[dict]:
+    """The sheet as rows (section, figure, value, method, interval), formatted once for the page,
+    the printable sheet and the CSV alike."""
+    config, figures = sheet.config, sheet.figures or {}
+    rows = _config_rows(config)
+    if not figures:
+        return rows
+    add = _rocket_rows if config["game"] == Game.ROCKET else _pot_rows
+    return rows + add(config, figures)
+
+
+def _row(section: str, name: str, figure, kind: str = "number") -> dict:
+    """One row; `figure` is a labelled figure (see `par_figures`) or a plain value."""
+    if not isinstance(figure, dict):
+        return {
+            "section": section,
+            "name": name,
+            "value": _format(figure, kind),
+            "method": "",
+            "interval": "",
+        }
+    width = figure.get("half_width")
+    interval = f"+/- {_format(width, kind)} (95%)" if width is not None else ""
+    if figure["method"] == SIMULATED and width is None:
+        interval = "interval not computed"
+    return {
+        "section": section,
+        "name": name,
+        "value": _format(figure["value"], kind),
+        "method": figure["method"],
+        "interval": interval,
+    }
+
+
+def _format(value, kind: str) -> str:
+    if value is None:
+        return "none"
+    if kind == "percent":
+        return f"{100 * value:.4f}%"
+    if kind == "units":
+        return f"{value:,.4f}"
+    if isinstance(value, float):
+        return f"{value:,.4f}"
+    return str(value)
+
+
+def _config_rows(config: dict) -> list[dict]:
+    section = "Configuration"
+    rows = [_row(section, "Game", dict(Game.choices).get(config["game"], config["game"]))]
+    options = ", ".join(f"{name} {value}" for name, value in sorted(config["options"].items()))
+    rows.append(_row(section, "House rules", options))
+    if config["game"] == Game.ROCKET:
+        names = ("decks", "burn", "penetration", "strategy", "players", "hands")
+        labels = ("Decks", "Burn (cards)", "Penetration (cut card)", "Player strategy assumed",
+                  "Seats dealt through the shoe", "Hands simulated through the shoe")  # fmt: skip
+    else:
+        names = ("players", "strategy", "games", "hands_per_hour")
+        labels = ("Players simulated", "Player strategy assumed", "Games simulated",
+                  "Hands (Pairs) or games per hour, assumed")  # fmt: skip
+    return rows + [_row(section, label, config[name]) for name, label in zip(names, labels, strict=True)]
+
+
+def _rocket_rows(config: dict, f: dict) -> list[dict]:
+    edge = "House edge per unit bet"
+    seat = "One seat, one hand (per unit bet)"
+    rows = [
+        _row(edge, "As dealt (exact from a fresh shoe; simulated to the cut card)", f["edge"], "percent"),
+        _row(edge, "Hand dealt from a freshly shuffled shoe", f["fresh_edge"], "percent"),
+        _row(edge, "Endless shoe", f["endless_edge"], "percent"),
+        _row(seat, "Standard deviation (fresh shoe)", f["sd"]),
+        _row(seat, "Standard deviation as dealt through the shoe", f["sd_dealt"]),
+        _row(seat, "Probability of a win", f["win"], "percent"),
+        _row(seat, "Probability of a push", f["push"], "percent"),
+        _row(seat, "Probability of a loss", f["loss"], "percent"),
+        _row(seat, "Fold rate", f["fold_rate"], "percent"),
+    ]
+    pay = "Payments (fresh shoe): the player's result as a multiple of the bet"
+    rows += [
+        _row(pay, f"{multiple:+.1f}", {"value": p, "method": EXACT}, "percent")
+        for multiple, p in f["payments"]
+    ]
+    cards = f"Cards per hand ({config['players']} seats, through the shoe)"
+    rows += [
+        _row(cards, "Mean", f["cards_mean"]),
+        *(_row(cards, f"{q[1:]}th percentile", value) for q, value in f["cards_tail"].items()),
+        _row(cards, "Most seen", f["cards_max"]),
+        _row(cards, "Share of hands that run the shoe dry", f["dry_share"], "percent"),
+    ]
+    rows += [_row("Warnings", "Warning", warning) for warning in f["warnings"]]
+    return rows
+
+
+def _pot_rows(config: dict, f: dict) -> list[dict]:
+    rows = []
+    for mode, figure in f["modes"].items():
+        mark = " (this table)" if mode == f["collection"] else ""
+        rows.append(_row("House collection per game (units)", f"{mode}{mark}", figure["game"], "units"))
+        rows.append(_row("House collection per hour (units)", f"{mode}{mark}", figure["hour"], "units"))
+    length = "Game length"
+    rows += [
+        _row(length, "Hands per game", f["hands_per_game"]),
+        *(
+            _row(length, f"Hands per game, {q[1:]}th percentile", value)
+            for q, value in f["hands_tail"].items()
+        ),
+        _row(length, "Hands per game, most seen", f["hands_max"]),
+        _row(length, "Cards per game", f["cards_per_game"]),
+        _row(length, "Games per hour", f["games_per_hour"]),
+        _row(length, "Games abandoned (the deck could not finish them)", f["abandoned"]),
+    ]
+    rows += [
+        _row("Net result per game by seat (units)", f"Seat {seat}", figure, "units")
+        for seat, figure in f["seats"].items()
+    ]
+    if config["game"] == Game.PAIRS:
+        rows += _pairs_rows(config, f)
+    return rows
+
+
+def _pairs_rows(config: dict, f: dict) -> list[dict]:
+    section = "What the loser pays per game, by ending (same final scores, no rake)"
+    rows = [_row(section, ending, figure, "units") for ending, figure in f["endings"].items()]
+    catch = "Five Card Catch"
+    if config["options"].get("five_card_catch"):
+        return rows + [_row(catch, "Share of games ended by a Five Card Catch", f["catch_share"], "percent")]
+    return rows + [_row(catch, "Share of games ended by a Five Card Catch", "not played at this table")]

@@ -285,7 +285,7 @@ REPORTS_TASKS_IN_THREAD = env.bool("REPORTS_TASKS_IN_THREAD", default=True)
 # pot games played per run, players and strategy at a pot table, and the hands (Pairs) or games
 # dealt per hour that turn per-game figures into per-hour ones (e.g. '{"pairs": 50}').
 PAR_SHEET_ROCKET_HANDS = env.int("PAR_SHEET_ROCKET_HANDS", default=100_000)
-PAR_SHEET_GAMES = env.int("PAR_SHEET_GAMES", default=20_000)
+PAR_SHEET_GAMES = env.int("PAR_SHEET_GAMES", default=10_000)
 PAR_SHEET_POT_PLAYERS = env.int("PAR_SHEET_POT_PLAYERS", default=4)
 PAR_SHEET_POT_STRATEGY = env("PAR_SHEET_POT_STRATEGY", default="cautious")
 PAR_SHEET_HANDS_PER_HOUR = env.json("PAR_SHEET_HANDS_PER_HOUR", default={})

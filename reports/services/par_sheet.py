@@ -51,7 +51,7 @@ from tables.simulation import rocket_strategy
 
 VERSION = 1  # bump when a figure's method changes: every configuration is then computed afresh
 ROCKET_HANDS = 100_000  # full-table hands through the shoe: cards per hand to about +/- 0.05
-POT_GAMES = 20_000  # games per pot-game run: the rake per game to about 1%, seconds
+POT_GAMES = 10_000  # games per pot-game run: the rake per game to within a few per cent, seconds
 POT_PLAYERS = 4  # players simulated at a pot table: a typical game (2 to 8 may play)
 POT_STRATEGY = "cautious"  # `tables.simulation.cautious`: hits or takes the minimum, folds one time in four
 # Hands (Pairs) or games (Blackstone, Starboard) dealt per hour: assumptions for the per-hour
@@ -114,25 +114,33 @@ def _rocket_record(table: Table) -> dict:
 def par_sheet_request(*, table: Table) -> ParSheet:
     """The par sheet of `table`'s configuration, created and sent to a worker if it is new or
     failed. Never computes (a page may call it). ParSheetError if the table has no configuration."""
-    record = table_configuration(table)
-    digest = config_hash(record)
     with transaction.atomic():
-        sheet, created = ParSheet.objects.get_or_create(
-            config_hash=digest, defaults={"game": table.game, "config": record}
-        )
-        if not created and sheet.status == ParSheet.Status.FAILED:
-            sheet = ParSheet.objects.select_for_update().get(pk=sheet.pk)
-            sheet.status, sheet.progress, sheet.stage, sheet.error = (
-                ParSheet.Status.PENDING,
-                0,
-                "Asked for again",
-                "",
-            )
-            sheet.save(update_fields=["status", "progress", "stage", "error"])
-            created = True
-        if created:
+        sheet, queued = _find_or_create(table)
+        if queued:
             transaction.on_commit(partial(par_sheet_enqueue, sheet.pk))
     return sheet
+
+
+def par_sheet_compute(*, table: Table) -> ParSheet:
+    """The par sheet of `table`'s configuration, computed here and now if it is not done: for
+    `seed_demo --figures`, which fills the demo's sheets before the server starts."""
+    with transaction.atomic():
+        sheet, _ = _find_or_create(table)
+    return par_sheet_run(sheet_id=sheet.pk)
+
+
+def _find_or_create(table: Table) -> tuple[ParSheet, bool]:
+    """The sheet and whether it needs computing (new, or failed and asked for again)."""
+    record = table_configuration(table)
+    sheet, created = ParSheet.objects.get_or_create(
+        config_hash=config_hash(record), defaults={"game": table.game, "config": record}
+    )
+    if not created and sheet.status == ParSheet.Status.FAILED:
+        sheet = ParSheet.objects.select_for_update().get(pk=sheet.pk)
+        sheet.status, sheet.progress, sheet.stage = ParSheet.Status.PENDING, 0, "Asked for again"
+        sheet.save(update_fields=["status", "progress", "stage"])
+        return sheet, True
+    return sheet, created
 
 
 def par_sheet_enqueue(sheet_id: int) -> None:

@@ -328,3 +328,22 @@ def test_the_tables_settings_and_the_reports_lead_to_the_par_sheets(client, pete
     assert sheet_url in client.get(f"/pit/tables/{blackstone.pk}/settings/").content
     assert sheet_url in client.get("/reports/par-sheets/").content
     assert b"/reports/par-sheets/" in client.get("/reports/").content
+
+
+def test_seed_demo_with_figures_computes_every_demo_tables_sheet_and_the_edges_the_reports_read(db):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from reports.models import TheoreticalEdge
+    from tables.models import Table
+
+    out = StringIO()
+    call_command("seed_demo", force=True, figures=True, stdout=out)
+
+    tables = Table.objects.all()
+    for table in tables:
+        assert f"par sheet of {table.name}:" in out.getvalue()
+        assert par_sheet_request(table=table).status == ParSheet.Status.DONE  # found, not queued
+    # the Rocket tables' theoretical edge is in the cache the house-edge report reads
+    assert TheoreticalEdge.objects.filter(config__decks=8, config__strategy="best").exists()

@@ -34,7 +34,7 @@ from reports.selectors import casino_records_seen, investigations_seen, reports_
 from reports.services import gaming_day_adjust, gaming_day_close, investigation_close, report_request
 from reports.services.day_close import check_may_close
 from reports.services.master_game import days_shown, master_game_shown
-from reports.services.par_sheet import ParSheetError, par_sheet_request, par_sheet_rows
+from reports.services.par_sheet import ParSheetError, par_sheet_found, par_sheet_request, par_sheet_rows
 from tables.models import Casino, Table
 from tables.selectors import tables_visible_to
 from tables.services import SignatureGiven
@@ -232,13 +232,14 @@ def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
 PAR_SHEET = Pages(fetch=fetch_seen(tables_visible_to, pk="table_id"), check=seen, refused=refused)
 
 
-def par_sheet_context(table: Table) -> dict:
-    """The table's par sheet, asked for (never computed here), and its rows; or why it has none."""
+def par_sheet_context(table: Table, ask: bool = True) -> dict:
+    """The table's par sheet, asked for (never computed here) or, with `ask` off, only looked up,
+    and its rows; or why it has none."""
     try:
-        sheet = par_sheet_request(table=table)
+        sheet = par_sheet_request(table=table) if ask else par_sheet_found(table)
     except ParSheetError as error:
-        return {"table": table, "sheet": None, "error": error.message}
-    return {"table": table, "sheet": sheet, "rows": par_sheet_rows(sheet)}
+        return {"table": table, "sheet": None, "rows": [], "error": error.message}
+    return {"table": table, "sheet": sheet, "rows": par_sheet_rows(sheet) if sheet else []}
 
 
 @REPORTS.page()
@@ -249,33 +250,36 @@ def par_sheet_list(request, _):
 
 @PAR_SHEET.page()
 def par_sheet_page(request, table: Table):
+    """Opening the page asks for the sheet (again, if it failed); the other addresses only read."""
     return render(request, "reports/par_sheet.html", par_sheet_context(table))
 
 
 @PAR_SHEET.page()
 def par_sheet_print(request, table: Table):
-    return render(request, "reports/par_sheet.html", {**par_sheet_context(table), "printable": True})
+    context = {**par_sheet_context(table, ask=False), "printable": True}
+    return render(request, "reports/par_sheet.html", context)
 
 
 @PAR_SHEET.page()
 def par_sheet_progress(request, table: Table):
-    """The progress bar alone, for htmx polling; once the sheet is done (or failed), reload the page."""
-    context = par_sheet_context(table)
+    """The progress bar alone, for htmx polling; once the sheet is done, reload the page (a failed
+    one says so here, and is asked for again only when the page is opened again)."""
+    context = par_sheet_context(table, ask=False)
     response = render(request, "reports/_par_sheet_progress.html", context)
     sheet = context["sheet"]
-    if sheet is None or sheet.status in (sheet.Status.DONE, sheet.Status.FAILED):
+    if sheet is not None and sheet.status == sheet.Status.DONE:
         response["HX-Refresh"] = "true"
     return response
 
 
 @PAR_SHEET.page()
 def par_sheet_csv(request, table: Table):
-    context = par_sheet_context(table)
+    context = par_sheet_context(table, ask=False)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="par-sheet-table-{table.pk}.csv"'
     writer = csv.writer(response)
     writer.writerow(["section", "figure", "value", "method", "interval"])
-    for row in context.get("rows", []):
+    for row in context["rows"]:
         cells = (row["section"], row["name"], row["value"], row["method"], row["interval"])
         writer.writerow([csv_cell(cell) for cell in cells])  # "+0.3" is a payment, not a formula
     return response

@@ -111,6 +111,12 @@ def _rocket_record(table: Table) -> dict:
     }
 
 
+def par_sheet_found(table: Table) -> ParSheet | None:
+    """The par sheet of `table`'s configuration if it has been asked for; writes nothing.
+    ParSheetError if the table has no configuration."""
+    return ParSheet.objects.filter(config_hash=config_hash(table_configuration(table))).first()
+
+
 def par_sheet_request(*, table: Table) -> ParSheet:
     """The par sheet of `table`'s configuration, created and sent to a worker if it is new or
     failed. Never computes (a page may call it). ParSheetError if the table has no configuration."""

@@ -347,3 +347,28 @@ def test_seed_demo_with_figures_computes_every_demo_tables_sheet_and_the_edges_t
         assert par_sheet_request(table=table).status == ParSheet.Status.DONE  # found, not queued
     # the Rocket tables' theoretical edge is in the cache the house-edge report reads
     assert TheoreticalEdge.objects.filter(config__decks=8, config__strategy="best").exists()
+
+
+def test_the_progress_bar_reloads_a_done_sheet_and_only_the_page_asks_again_for_a_failed_one(
+    client, pete, blackstone, django_capture_on_commit_callbacks
+):
+    shift_start(user=pete, pit=blackstone.pit, by=pete)
+    client.force_login(pete)
+    url = f"/reports/par-sheets/table/{blackstone.pk}/"
+    sheet = computed(blackstone)
+
+    assert client.get(url + "progress/")["HX-Refresh"] == "true"
+
+    # given the sheet failed (a worker's error, say)
+    ParSheet.objects.filter(pk=sheet.pk).update(status=ParSheet.Status.FAILED, error="out of memory")
+    # when the progress bar, the printable sheet or the CSV is read, nothing is asked for
+    with django_capture_on_commit_callbacks() as queued:
+        progress = client.get(url + "progress/")
+        client.get(url + "print/")
+        client.get(url + "csv/")
+    assert b"could not be computed: out of memory" in progress.content
+    assert "HX-Refresh" not in progress and not queued
+    # when the page is opened again, it is asked for again, once
+    with django_capture_on_commit_callbacks() as queued:
+        client.get(url)
+    assert len(queued) == 1 and ParSheet.objects.get().status == ParSheet.Status.PENDING

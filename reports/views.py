@@ -278,7 +278,7 @@ def par_sheet_csv(request, table: Table):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="par-sheet-table-{table.pk}.csv"'
     writer = csv.writer(response)
-    writer.writerow(["section", "figure", "value", "method", "interval"])
+    writer.writerow(["section", "figure", "value", "method", "95% interval (half-width)"])
     for row in context["rows"]:
         cells = (row["section"], row["name"], row["value"], row["method"], row["interval"])
         writer.writerow([csv_cell(cell) for cell in cells])  # "+0.3" is a payment, not a formula

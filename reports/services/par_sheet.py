@@ -366,7 +366,7 @@ def _row(section: str, name: str, figure, kind: str = "number") -> dict:
             "interval": "",
         }
     width = figure.get("half_width")
-    interval = f"+/- {_format(width, kind)} (95%)" if width is not None else ""
+    interval = f"± {_format(width, kind)}" if width is not None else ""
     if figure["method"] == SIMULATED and width is None:
         interval = "interval not computed"
     return {
@@ -422,7 +422,7 @@ def _rocket_rows(config: dict, f: dict) -> list[dict]:
     ]
     pay = "Payments (fresh shoe): the player's result as a multiple of the bet"
     rows += [
-        _row(pay, f"{multiple:+.1f}", {"value": p, "method": EXACT}, "percent")
+        _row(pay, _payment(multiple), {"value": p, "method": EXACT}, "percent")
         for multiple, p in f["payments"]
     ]
     cards = f"Cards per hand ({config['players']} seats, through the shoe)"
@@ -430,10 +430,23 @@ def _rocket_rows(config: dict, f: dict) -> list[dict]:
         _row(cards, "Mean", f["cards_mean"]),
         *(_row(cards, f"{q[1:]}th percentile", value) for q, value in f["cards_tail"].items()),
         _row(cards, "Most seen", f["cards_max"]),
-        _row(cards, "Share of hands that run the shoe dry", f["dry_share"], "percent"),
+        _dry_row(cards, f),
     ]
     rows += [_row("Warnings", "Warning", warning) for warning in f["warnings"]]
     return rows
+
+
+def _payment(multiple: float) -> str:
+    """A result as the floor says it ("wins 0.3 x the bet"), never a bare signed number."""
+    return f"{'wins' if multiple > 0 else 'loses'} {abs(multiple):.1f} x the bet"
+
+
+def _dry_row(section: str, f: dict) -> dict:
+    """None seen is not "never": give the 95% upper bound, 3 / hands (the rule of three)."""
+    row = _row(section, "Share of hands that run the shoe dry", f["dry_share"], "percent")
+    if f["dry_hands"] == 0:
+        row["interval"] = f"none in {f['hands']:,} hands: below {_format(3 / f['hands'], 'percent')}"
+    return row
 
 
 def _pot_rows(config: dict, f: dict) -> list[dict]:

@@ -16,6 +16,7 @@ from reports.services.par_figures import distribution_figures, pot_run, rocket_p
 from reports.services.par_sheet import (
     collection_modes,
     par_sheet_request,
+    par_sheet_rows,
     par_sheet_run,
     table_configuration,
 )
@@ -103,6 +104,10 @@ def test_a_rocket_sheet_states_which_figures_are_exact_and_which_simulated(one_d
     assert f["cards_tail"]["p95"] <= f["cards_tail"]["p99"] <= f["cards_max"]
     assert 0 <= f["dry_share"]["value"] == f["dry_hands"] / f["hands"]
     assert f["hands"] == ROCKET_HANDS
+    # and the sheet reads as the floor speaks: "loses 1.0 x the bet", never a bare "-1.0"
+    rows = {row["name"]: row for row in par_sheet_rows(sheet)}
+    assert rows["loses 1.0 x the bet"]["method"] == "exact"
+    assert rows["wins 0.3 x the bet"]["value"].endswith("%")  # the dealer's 3 pays 3 tenths
 
 
 def test_cards_per_hand_agree_with_the_simulation_of_tables(one_deck):
@@ -313,7 +318,7 @@ def test_the_printable_sheet_and_the_csv_carry_every_figure(client, pete, blacks
 
     assert printable.status_code == 200
     assert b"All par sheets" not in printable.content and b"Printable sheet" not in printable.content
-    assert rows[0] == ["section", "figure", "value", "method", "interval"]
+    assert rows[0] == ["section", "figure", "value", "method", "95% interval (half-width)"]
     figures = {(row[0], row[1]): row for row in rows[1:]}
     assert figures[("House collection per game (units)", "none")][2:4] == ["0.0000", "exact"]
     assert figures[("House collection per game (units)", "rake (this table)")][3] == "simulated"

@@ -467,13 +467,22 @@ def _pot_rows(config: dict, f: dict) -> list[dict]:
         _row(length, "Games per hour", f["games_per_hour"]),
         _row(length, "Games abandoned (the deck could not finish them)", f["abandoned"]),
     ]
-    rows += [
-        _row("Net result per game by seat (units)", f"Seat {seat}", figure, "units")
-        for seat, figure in f["seats"].items()
-    ]
+    seats = "Net result per game by seat (units)"
+    rows += [_row(seats, f"Seat {seat}", figure, "units") for seat, figure in f["seats"].items()]
+    rows.append(_row(seats, "Does the seat matter?", seat_verdict(f["seats"])))
     if config["game"] == Game.PAIRS:
         rows += _pairs_rows(config, f)
     return rows
+
+
+def seat_verdict(seats: dict) -> str:
+    """Whether the seats' results differ by more than chance: a seat whose 95% interval misses the
+    average seat's result says so (with several seats, one in twenty may by chance alone)."""
+    average = sum(figure["value"] for figure in seats.values()) / len(seats)
+    apart = [seat for seat, f in seats.items() if abs(f["value"] - average) > f["half_width"]]
+    if not apart:
+        return "no difference shown: every seat's interval holds the average seat's result"
+    return f"seats {', '.join(str(seat) for seat in apart)}: beyond their interval from the average seat"
 
 
 def _pairs_rows(config: dict, f: dict) -> list[dict]:

@@ -18,6 +18,7 @@ from reports.services.par_sheet import (
     par_sheet_request,
     par_sheet_rows,
     par_sheet_run,
+    seat_verdict,
     table_configuration,
 )
 from tables.games.collection import CollectionOptions
@@ -377,3 +378,13 @@ def test_the_progress_bar_reloads_a_done_sheet_and_only_the_page_asks_again_for_
     with django_capture_on_commit_callbacks() as queued:
         client.get(url)
     assert len(queued) == 1 and ParSheet.objects.get().status == ParSheet.Status.PENDING
+
+
+def test_the_seat_verdict_names_a_seat_only_when_its_interval_misses_the_average():
+    def seat(value):
+        return {"value": value, "method": "simulated", "half_width": 0.5}
+
+    assert seat_verdict({"1": seat(0.2), "2": seat(-0.2)}).startswith("no difference shown")
+    assert seat_verdict({"1": seat(1.0), "2": seat(-1.0), "3": seat(0.0)}) == (
+        "seats 1, 2: beyond their interval from the average seat"
+    )

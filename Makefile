@@ -12,7 +12,7 @@ $(VENV)/installed: pyproject.toml
 
 run: $(VENV)/installed
 	$(PY) manage.py migrate --no-input
-	DEBUG=1 $(PY) manage.py seed_demo
+	DEBUG=1 $(PY) manage.py seed_demo --figures
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
 
 # The browser tests drive Debian's Chromium (Playwright cannot download a browser here); install it

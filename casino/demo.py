@@ -29,6 +29,7 @@ from tables.services import (
 )
 from tables.services.players import Identification, player_create, player_identify
 
+DEMO_CASINO = "Demo Casino"
 ROCKET_DEMO_DECKS = 8  # the issue's demo: an 8-deck Rocket shoe
 DEMO_TRAY = 20_000  # units of chips in each demo table's tray
 DEMO_TRAY_CHIPS = {"1000": 10, "500": 10, "100": 40, "25": 20, "5": 80, "1": 100}  # DEMO_TRAY by chip
@@ -88,7 +89,7 @@ def seed_demo() -> list[tuple[str, str, str]]:
     Returns the (username, role, password) logins.
     """
     users = {username: _ensure_user(username, role, password) for username, role, password in DEMO_USERS}
-    casino, _ = Casino.objects.get_or_create(name="Demo Casino")
+    casino, _ = Casino.objects.get_or_create(name=DEMO_CASINO)
     pit, _ = Pit.objects.get_or_create(casino=casino, name="Pit 1")
     for username in PIT_MANAGERS:
         _on_shift(users[username], users["pete"], pit=pit)

@@ -278,6 +278,17 @@ REPORTS_VARIANCE_HANDS = env.int("REPORTS_VARIANCE_HANDS", default=200_000)
 # A report's task message delivered more often than this was never acknowledged that many times: its
 # worker died running it each time (killed, out of memory). The report is then failed, not run again.
 REPORTS_MAX_DELIVERIES = env.int("REPORTS_MAX_DELIVERIES", default=3)
+# Without a broker (make run), in DEBUG, a report's or a par sheet's task runs in a thread of the
+# server after the page has answered, instead of inside the request (reports/services/dispatch.py).
+REPORTS_TASKS_IN_THREAD = env.bool("REPORTS_TASKS_IN_THREAD", default=True)
+# Par sheets (reports/services/par_sheet.py): Rocket hands dealt to a full table through the shoe,
+# pot games played per run, players and strategy at a pot table, and the hands (Pairs) or games
+# dealt per hour that turn per-game figures into per-hour ones (e.g. '{"pairs": 50}').
+PAR_SHEET_ROCKET_HANDS = env.int("PAR_SHEET_ROCKET_HANDS", default=100_000)
+PAR_SHEET_GAMES = env.int("PAR_SHEET_GAMES", default=10_000)
+PAR_SHEET_POT_PLAYERS = env.int("PAR_SHEET_POT_PLAYERS", default=4)
+PAR_SHEET_POT_STRATEGY = env("PAR_SHEET_POT_STRATEGY", default="cautious")
+PAR_SHEET_HANDS_PER_HOUR = env.json("PAR_SHEET_HANDS_PER_HOUR", default={})
 
 # Where `manage.py ledger_anchor` and the daily task write anchor files.
 LEDGER_ANCHOR_DIR = Path(env("LEDGER_ANCHOR_DIR", default=str(BASE_DIR / "anchors")))

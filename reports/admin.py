@@ -18,6 +18,7 @@ from .models import (
     DayAdjustment,
     GamingDayClose,
     Investigation,
+    ParSheet,
     Report,
     TheoreticalEdge,
     VarianceRules,
@@ -54,6 +55,14 @@ class ReportAdmin(ReadOnlyAdmin):
     list_select_related = ["requested_by"]
     search_fields = ["title", "key"]
     date_hierarchy = "requested_at"
+
+
+@admin.register(ParSheet)
+class ParSheetAdmin(ReadOnlyAdmin):
+    casino_paths = None  # a configuration's mathematics: of no casino
+    list_display = ["__str__", "game", "status", "progress", "seconds", "requested_at", "finished_at"]
+    list_filter = ["game", "status"]
+    search_fields = ["config_hash"]
 
 
 @admin.register(TheoreticalEdge)

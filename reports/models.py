@@ -10,6 +10,9 @@ What the app records:
   fresh shoe, and for the shoe as dealt (exact when it is reshuffled every hand, else simulated,
   with its 95% confidence interval), and the per-seat variance the reports need, keyed by a
   canonical hash of that configuration and computed once.
+- `ParSheet`: a table configuration's par sheet (the game's math a regulator reads: edge, spread,
+  payments, collection per game and per hour...), keyed by a canonical hash of the configuration,
+  computed once by a task with its progress saved as it goes (`reports.services.par_sheet`).
 - `VarianceRules`: one casino's variance rules (limits for the flags), with defaults.
 - `CountRules`: one casino's count thresholds (drop and table counts), with defaults.
 - `Investigation`: a flag raised by a variance rule or a drop box's count, which a manager closes
@@ -161,6 +164,42 @@ class TheoreticalEdge(models.Model):
             f"Rocket {c.get('decks')} decks, {c.get('start')} start, {c.get('strategy')}: "
             f"{100 * self.edge:.3f}% +/- {100 * self.half_width:.3f}% ({self.method})"
         )
+
+
+class ParSheet(models.Model):
+    """One table configuration's par sheet: its figures, each labelled exact or simulated (with a
+    95% interval), once the task has computed them. Not a record of the floor: the mathematics of a
+    configuration, shared by every table set up alike, so it is of no casino."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for a worker"
+        RUNNING = "running", "Being computed"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    config_hash = models.CharField(max_length=64, unique=True)
+    game = models.CharField(max_length=20)
+    config = models.JSONField(
+        help_text="Game, options, shoe, strategy, players, simulation sizes, hands per hour."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    progress = models.PositiveSmallIntegerField(default=0, help_text="Percent done.")
+    stage = models.CharField(max_length=200, blank=True, help_text="What it is doing now.")
+    figures = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    error = models.TextField(blank=True)
+    requested_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(default=0, help_text="How long the computation took.")
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(progress__lte=100), name="par_sheet_progress_at_most_100")
+        ]
+
+    def __str__(self):
+        return f"Par sheet {self.game} {self.config_hash[:10]} ({self.get_status_display().lower()})"
 
 
 class VarianceRules(models.Model):

@@ -16,6 +16,7 @@ from django.utils import timezone
 from reports.models import Report
 from reports.periods import days_bounds, gaming_day
 from reports.services import report_request, report_run
+from reports.services.par_sheet import par_sheet_run
 from tables.models import Casino, Hand, Shift
 
 RETRY_BACKOFF = 5  # seconds before the first retry, doubled each time
@@ -77,3 +78,19 @@ def end_of_day(day: str | None = None) -> list[int]:
             )
         )
     return [report.pk for report in reports]
+
+
+@shared_task(
+    name="reports.par_sheet",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=RETRY_BACKOFF,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    retry_jitter=True,
+    max_retries=MAX_RETRIES,
+)
+def compute_par_sheet(sheet_id: int) -> dict:
+    """Compute one table configuration's par sheet (nothing happens if it is done already)."""
+    sheet = par_sheet_run(sheet_id=sheet_id)
+    return {"par_sheet": sheet.pk, "status": sheet.status}

@@ -10,7 +10,10 @@ Running a report changes no record of the floor, so an auditor, who changes noth
 Only a supervisor closes an investigation (the service says so, 403). Gaming days
 (/reports/days/<casino>/): anyone who reads reports sees a casino's days and their closes; only a
 pit manager on shift in one of its pits closes one (signed with their password or PIN) or posts
-what was found since (`reports.services.day_close`, 403 for anyone else). Progress is polled with htmx;
+what was found since (`reports.services.day_close`, 403 for anyone else). Par sheets
+(/reports/par-sheets/): whoever sees a table (`tables.selectors.tables_visible_to`, a dealer
+theirs) sees its configuration's par sheet; the page asks for it (`par_sheet_request`, which never
+computes) and shows its progress until the task has filled it in. Progress is polled with htmx;
 no inline script. Every page goes through `casino.web.Pages`, as the tablet's and the pit's do.
 """
 
@@ -19,8 +22,9 @@ import csv
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
-from casino.web import FreshKeys, Pages, device, fetch_seen, nothing
+from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen
 from reports.charts import hold_chart_svg
 from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, DayAdjustForm, DayCloseForm, StartForm
@@ -30,7 +34,9 @@ from reports.selectors import casino_records_seen, investigations_seen, reports_
 from reports.services import gaming_day_adjust, gaming_day_close, investigation_close, report_request
 from reports.services.day_close import check_may_close
 from reports.services.master_game import days_shown, master_game_shown
-from tables.models import Casino
+from reports.services.par_sheet import ParSheetError, par_sheet_found, par_sheet_request, par_sheet_rows
+from tables.models import Casino, Table
+from tables.selectors import tables_visible_to
 from tables.services import SignatureGiven
 
 RECENT = 50  # reports listed on the start page
@@ -218,3 +224,62 @@ def day_close(request, casino: Casino, form: DayCloseForm):
 def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
     gaming_day_adjust(casino=casino, day=form.cleaned_data["day"], by=request.user)
     return casino
+
+
+# Par sheets: one per table configuration, shown for each table the user sees
+
+
+PAR_SHEET = Pages(fetch=fetch_seen(tables_visible_to, pk="table_id"), check=seen, refused=refused)
+
+
+def par_sheet_context(table: Table, ask: bool = True) -> dict:
+    """The table's par sheet, asked for (never computed here) or, with `ask` off, only looked up,
+    and its rows; or why it has none."""
+    try:
+        sheet = par_sheet_request(table=table) if ask else par_sheet_found(table)
+    except ParSheetError as error:
+        return {"table": table, "sheet": None, "rows": [], "error": error.message}
+    return {"table": table, "sheet": sheet, "rows": par_sheet_rows(sheet) if sheet else []}
+
+
+@REPORTS.page()
+def par_sheet_list(request, _):
+    tables = tables_visible_to(request.user)
+    return render(request, "reports/par_sheets.html", {"tables": tables})
+
+
+@PAR_SHEET.page()
+def par_sheet_page(request, table: Table):
+    """Opening the page asks for the sheet (again, if it failed); the other addresses only read."""
+    return render(request, "reports/par_sheet.html", par_sheet_context(table))
+
+
+@PAR_SHEET.page()
+def par_sheet_print(request, table: Table):
+    context = {**par_sheet_context(table, ask=False), "printable": True}
+    return render(request, "reports/par_sheet.html", context)
+
+
+@PAR_SHEET.page()
+def par_sheet_progress(request, table: Table):
+    """The progress bar alone, for htmx polling; once the sheet is done, reload the page (a failed
+    one says so here, and is asked for again only when the page is opened again)."""
+    context = par_sheet_context(table, ask=False)
+    response = render(request, "reports/_par_sheet_progress.html", context)
+    sheet = context["sheet"]
+    if sheet is not None and sheet.status == sheet.Status.DONE:
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@PAR_SHEET.page()
+def par_sheet_csv(request, table: Table):
+    context = par_sheet_context(table, ask=False)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="par-sheet-table-{table.pk}.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["section", "figure", "value", "method", "95% interval (half-width)"])
+    for row in context["rows"]:
+        cells = (row["section"], row["name"], row["value"], row["method"], row["interval"])
+        writer.writerow([csv_cell(cell) for cell in cells])  # "+0.3" is a payment, not a formula
+    return response

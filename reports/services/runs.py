@@ -32,6 +32,7 @@ from tables.games import IllegalAction
 from tables.models import Casino, Game, Shift, Table, TableCount
 from tables.selectors import casinos_visible_to, sees_everything, tables_visible_to
 
+from .dispatch import send
 from .house_edge import house_edge_report
 from .master_game import master_game_report
 from .reconciliation import reconciliation_report
@@ -324,10 +325,10 @@ def report_request(*, kind: str, params: dict, by=None) -> Report:
 
 
 def report_enqueue(report_id: int) -> None:
-    """Send the report to a worker (in-process at once when no broker is configured)."""
+    """Send the report to a worker (without a broker: in-process, see `dispatch`)."""
     from reports.tasks import run_report
 
-    run_report.delay(report_id)
+    send(run_report, report_id)
 
 
 def report_progress(report_id: int, percent: int, stage: str) -> None:

@@ -40,6 +40,7 @@ from .models import (
     DropCount,
     DropCustody,
     Hand,
+    HeldQueue,
     IdempotentRequest,
     Incident,
     IncidentFinding,
@@ -508,6 +509,16 @@ class IncidentAdmin(RecordAdmin):
     ]
     list_select_related = ["table", "hand__table", "by"]
     search_fields = ["detail", "device", "table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(HeldQueue)
+class HeldQueueAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
+    list_display = ["at", "table", "hand", "by", "device", "refusal"]
+    list_filter = [related_only("table__pit"), related_only("table"), related_only("by"), "at"]
+    list_select_related = ["table", "hand__table", "by"]
+    search_fields = ["refusal", "device", "first_key", "table__name"]
     date_hierarchy = "at"
 
 

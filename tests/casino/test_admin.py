@@ -29,6 +29,7 @@ from tables.models import (
     DropCustody,
     Game,
     Hand,
+    HeldQueue,
     IdempotentRequest,
     Incident,
     IncidentFinding,
@@ -80,6 +81,7 @@ READ_ONLY = [
     Decision,
     Recycle,
     Incident,
+    HeldQueue,
     AuditEvent,
     Hand,
     Shoe,
@@ -191,6 +193,14 @@ def floor(db):
     seat(timed, 1, 100, dana), seat(timed, 2, 100, dana)  # a time charge each as they sit down
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
+        HeldQueue.objects.create(  # a tablet's offline steps the server refused (tables/services/offline.py)
+            hand=table.hands.first(),
+            table=table,
+            steps=[{"kind": "card", "rank": 4, "to": "dealer", "key": f"k-{table.pk}", "seq": 1}],
+            first_key=f"k-{table.pk}",
+            refusal="Step 1 of the offline queue: the rules give the next card to seat 1 (deal).",
+            by=dana,
+        )
     for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino
         StaffCasino.objects.create(user=person(name, "Auditor"), casino=casino)
     for casino in (pit.casino, far.casino):  # players, their rules and comps

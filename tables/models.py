@@ -1273,3 +1273,27 @@ class HeldQueue(AppendOnly):
 
     def __str__(self):
         return f"{self.table} hand {self.hand.number}: {len(self.steps)} steps held"
+
+
+class BackEntry(AppendOnly):
+    """A hand dealt on paper while the system was down, entered afterwards by the pit
+    (tables/services/back_entry.py): why, who entered it, and the second person who signed for it
+    (a fresh password or PIN, as on a card correction). The hand's own records (cards, decisions,
+    postings) are those of any hand; this row is what marks it "back-entered"."""
+
+    hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="back_entry")
+    reason = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_as = models.CharField(max_length=20, help_text="What the signer signed as: pit manager or dealer.")
+    method = models.CharField(max_length=10, help_text="How the signer signed: password or PIN.")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(signed_by=F("by")), name="back_entry_signed_by_another"),
+        ]
+
+    def __str__(self):
+        return f"{self.hand}: back-entered"

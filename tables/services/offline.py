@@ -19,7 +19,7 @@ from tables.games import CardDue, DecisionDue
 from tables.models import Hand, HeldQueue, IdempotentRequest, Receiver
 
 from .engine import engine_for
-from .hands import hand_decide, hand_record_card
+from .hands import HandError, hand_decide, hand_record_card
 
 CARD, DECISION = "card", "decision"
 # What the dealer may name as a card's receiver on the offline keypad: a tie-break card goes to a
@@ -59,19 +59,21 @@ class QueueOutcome:
     held: HeldQueue | None = None
 
 
-class QueueError(DomainError):
-    """A queue the tablet sent that cannot be read: nothing of it is applied."""
+class QueueError(HandError):
+    """A step the server will not take as named: a queue (or a paper hand) that cannot be read, or
+    a receiver or seat that is not the one the rules name."""
 
 
-def queued_steps(raw) -> list[QueuedStep]:
+def queued_steps(raw, *, source: str = "offline queue") -> list[QueuedStep]:
     """The steps as the tablet sent them (a list of JSON objects), checked for shape only: the
-    rules are the hand services' business. Raises QueueError naming the first malformed step."""
+    rules are the hand services' business. Raises QueueError naming the first malformed step of
+    the `source` (the offline queue, or a paper hand being entered)."""
     if not isinstance(raw, list) or not 0 < len(raw) <= MAX_QUEUE:
-        raise QueueError(f"An offline queue is a list of 1 to {MAX_QUEUE} steps.")
-    return [_queued_step(number, step) for number, step in enumerate(raw, start=1)]
+        raise QueueError(f"An {source} is a list of 1 to {MAX_QUEUE} steps.")
+    return [_queued_step(number, step, source) for number, step in enumerate(raw, start=1)]
 
 
-def _queued_step(number: int, step) -> QueuedStep:
+def _queued_step(number: int, step, source: str) -> QueuedStep:
     try:
         kind, key, seq, seat = step["kind"], step["key"], step["seq"], step.get("seat")
         keyed = isinstance(key, str) and len(key) > 0 and _whole(seq)
@@ -84,7 +86,7 @@ def _queued_step(number: int, step) -> QueuedStep:
     except (KeyError, TypeError, AttributeError):
         pass
     raise QueueError(
-        f"Step {number} of the offline queue is not a card (rank, receiver) or a decision (seat, "
+        f"Step {number} of the {source} is not a card (rank, receiver) or a decision (seat, "
         "action) with its key and step number; nothing was recorded."
     )
 
@@ -109,15 +111,18 @@ def hand_queue_apply(*, hand: Hand, steps: list[QueuedStep], by, device: str = "
         expected, applied = steps[0].seq, 0
         for step in steps:
             try:
-                expected = _apply(hand, step, expected, by, device)
+                expected = step_apply(hand, step, expected, by, device)
             except DomainError as refusal:
                 return _hold(hand, steps[applied:], refusal.message, applied, by, device)
             applied += 1
         return QueueOutcome(hand=Hand.objects.get(pk=hand.pk), applied=applied)
 
 
-def _apply(hand: Hand, step: QueuedStep, expected: int, by, device: str) -> int:
-    """Apply one step expecting the hand at step `expected`; the step number it left."""
+def step_apply(hand: Hand, step: QueuedStep, expected: int, by, device: str = "") -> int:
+    """Apply one keyed step (a card to the receiver the dealer named, or a seat's decision)
+    expecting the hand at step `expected`, through `hand_record_card` or `hand_decide`; return the
+    step number it left. A step already applied under its key answers as the first. Also the
+    back-entry's way to replay a hand from paper (tables/services/back_entry.py)."""
     if not IdempotentRequest.objects.filter(user=by, key=step.key).exists():
         _check_named(hand, step, expected)  # a retried step answers as the first, unchecked again
     at = {"hand": hand, "by": by, "device": device, "expected_seq": expected, "key": step.key}

@@ -1,0 +1,170 @@
+"""Back-entry: a hand dealt on paper while the system was down, entered by the pit afterwards
+(tables/services/back_entry.py). The engine checks it as it replays; a refusal writes nothing."""
+
+import re
+
+import pytest
+
+from casino.errors import NotAllowed
+from casino.roles import PIT_MANAGER
+from ledger.models import Account, Posting, Transaction
+from ledger.services import account_get
+from tables.models import BackEntry, CardEvent, Decision, Hand, IdempotentRequest, Incident, SeatSession
+from tables.review import hand_replay_check
+from tables.services import HandError, SignatureGiven, SignatureRefused, shift_start
+from tables.services.back_entry import hand_back_enter
+
+from .conftest import deal_at, key, person, seat
+
+pytestmark = pytest.mark.django_db
+
+# The paper sheet of a Rocket hand: Ann (seat 1) bets 10, Bob (seat 2) 20. 4 to Ann, 6 to Bob,
+# 8 to the dealer; Ann hits a 9, Bob folds (2 tenths x his 6, the lowest card), the dealer pairs
+# his 8s and pays Ann, still in, a tenth x 8.
+BETS = {1: 10, 2: 20}
+SHEET = [
+    {"kind": "card", "rank": 4, "to": "seat", "seat": 1},
+    {"kind": "card", "rank": 6, "to": "seat", "seat": 2},
+    {"kind": "card", "rank": 8, "to": "dealer"},
+    {"kind": "decision", "seat": 1, "action": ["hit"]},
+    {"kind": "card", "rank": 9, "to": "seat", "seat": 1},
+    {"kind": "decision", "seat": 2, "action": ["fold"]},
+    {"kind": "card", "rank": 8, "to": "dealer"},
+]
+REASON = "Wireless down 21:10 to 21:40; dealt on paper, sheet 7"
+
+
+@pytest.fixture
+def paul(db):
+    return person("paul", PIT_MANAGER)
+
+
+@pytest.fixture
+def down(rocket, dana, pete, paul):
+    """Rocket 1 with Ann and Bob seated; Pete and Paul on shift in the pit, Dana at the table."""
+    deal_at(rocket, dana, pete)
+    shift_start(user=paul, pit=rocket.pit, by=paul)
+    seat(rocket, 1, 200, dana, "Ann"), seat(rocket, 2, 200, dana, "Bob")
+    return rocket
+
+
+def chips(table, number):
+    session = SeatSession.objects.get(seat__table=table, seat__number=number, ended_at=None)
+    return account_get(kind=Account.Kind.PLAYER, table=table, ref=session.pk).balance
+
+
+def enter(table, by, steps=SHEET, signer=("paul", "paul-password"), signed_as="pit manager", **more):
+    return hand_back_enter(
+        table=table,
+        bets=more.pop("bets", BETS),
+        steps=steps,
+        reason=more.pop("reason", REASON),
+        signer=SignatureGiven(*signer),
+        signed_as=signed_as,
+        by=by,
+        device="pit-desk",
+        key=more.pop("key", None) or key(),
+    )
+
+
+def written():
+    models = (Hand, CardEvent, Decision, Transaction, Posting, BackEntry, Incident, IdempotentRequest)
+    return tuple(model.objects.count() for model in models)
+
+
+def test_a_paper_hand_is_replayed_settled_through_the_ledger_and_marked_back_entered(down, pete, paul):
+    hand = enter(down, pete)
+
+    assert hand.status == Hand.Status.SETTLED
+    assert [(c.rank, c.receiver, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [
+        (4, "seat", 1), (6, "seat", 2), (8, "dealer", None), (9, "seat", 1), (8, "dealer", None)
+    ]
+    assert [(d.seat, d.action) for d in Decision.objects.filter(hand=hand).order_by("seq")] == [
+        (1, ["hit"]), (2, ["fold"])
+    ]
+    assert (chips(down, 1), chips(down, 2)) == (208, 188)  # Ann +8, Bob -12
+    assert hand_replay_check(hand)["matches"] is True
+    entry = hand.back_entry
+    assert (entry.reason, entry.by, entry.signed_by, entry.signed_as) == (REASON, pete, paul, "pit manager")
+
+
+def test_the_money_of_a_back_entered_hand_reconciles(down, pete):
+    tray_before = account_get(kind=Account.Kind.TRAY, table=down).balance
+
+    hand = enter(down, pete)
+
+    for transaction in Transaction.objects.filter(hand_id=hand.pk):
+        assert sum(transaction.postings.values_list("amount", flat=True)) == 0
+    tray_after = account_get(kind=Account.Kind.TRAY, table=down).balance
+    assert tray_after - tray_before == 4  # Bob's 12 less Ann's 8
+
+
+def test_the_dealer_may_sign_a_back_entry(down, pete, dana):
+    hand = enter(down, pete, signer=("dana", "dana-password"), signed_as="dealer")
+
+    assert (hand.back_entry.signed_by, hand.back_entry.signed_as) == (dana, "dealer")
+
+
+def test_a_retried_back_entry_answers_the_first_hand_and_writes_nothing(down, pete):
+    entry_key = key()
+    first = enter(down, pete, key=entry_key)
+    before = written()
+
+    again = enter(down, pete, key=entry_key)
+
+    assert again.pk == first.pk and written() == before
+
+
+@pytest.mark.parametrize(
+    ("sheet", "refusal"),
+    [
+        (  # Bob's card keyed for the dealer
+            [SHEET[0], {**SHEET[1], "to": "dealer", "seat": None}, *SHEET[2:]],
+            "Refused the 6 keyed for the dealer: the rules give the next card to seat 2 (deal).",
+        ),
+        (  # Bob acting before Ann
+            [*SHEET[:3], {"kind": "decision", "seat": 2, "action": ["hit"]}, *SHEET[4:]],
+            "Refused hit keyed for seat 2: seat 1 is the one to act.",
+        ),
+        (SHEET[:-1], "is not over"),  # the dealer's last card is missing
+        (SHEET + [SHEET[-1]], "No card is due"),  # one card too many
+        ([SHEET[0], {"kind": "card", "rank": 11, "to": "seat", "seat": 2}], "A rank is 1 to 10"),
+    ],
+)
+def test_a_paper_hand_the_rules_refuse_writes_nothing(down, pete, sheet, refusal):
+    before = written()
+
+    with pytest.raises(HandError, match=re.escape(refusal)):
+        enter(down, pete, steps=sheet)
+
+    assert written() == before
+
+
+def test_a_rank_the_shoe_cannot_hold_refuses_the_entry_and_writes_nothing(down, pete):
+    down.shoes.update(decks=1)  # the shoe in play holds one deck from now on: a single 1
+    before = written()
+    ones = [{"kind": "card", "rank": 1, "to": "seat", "seat": seat} for seat in (1, 2)]
+
+    with pytest.raises(HandError, match="1"):
+        enter(down, pete, steps=ones + SHEET[2:])
+
+    assert written() == before
+
+
+def test_a_back_entry_needs_a_second_persons_signature(down, pete):
+    before = written()
+    with pytest.raises(NotAllowed, match="A second person"):
+        enter(down, pete, signer=("pete", "pete-password"))
+    with pytest.raises(SignatureRefused):
+        enter(down, pete, signer=("paul", "wrong"))
+    assert written() == before
+
+
+def test_a_back_entry_needs_a_reason(down, pete):
+    with pytest.raises(HandError, match="Say why"):
+        enter(down, pete, reason="  ")
+
+
+def test_a_dealer_cannot_back_enter_a_hand(down, dana):
+    with pytest.raises(NotAllowed, match="Only a pit manager"):
+        enter(down, dana)

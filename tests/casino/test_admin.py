@@ -18,6 +18,7 @@ from casino.models import AuditEvent
 from ledger.models import Account, Chain, Posting, Transaction
 from tables.models import (
     ApprovalRequest,
+    BackEntry,
     CardCorrection,
     CardEvent,
     Casino,
@@ -72,6 +73,7 @@ pytestmark = pytest.mark.django_db
 
 OUR_APPS = ("casino", "tables", "ledger")
 READ_ONLY = [
+    BackEntry,
     Transaction,
     Posting,
     Account,
@@ -215,6 +217,10 @@ def floor(db):
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
     )
     drop_boxes_counted(rocket, pete)
+    for hand in rocket.hands.all()[:2]:  # as if dealt on paper and entered later (services/back_entry.py)
+        BackEntry.objects.create(
+            hand=hand, reason="Network down", by=pete, signed_by=dana, signed_as="dealer", method="password"
+        )
     return {"rocket": rocket, "electronic": electronic, "dana": dana, "pete": pete}
 
 

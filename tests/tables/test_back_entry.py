@@ -168,3 +168,74 @@ def test_a_back_entry_needs_a_reason(down, pete):
 def test_a_dealer_cannot_back_enter_a_hand(down, dana):
     with pytest.raises(NotAllowed, match="Only a pit manager"):
         enter(down, dana)
+
+
+# The pit's page
+
+
+SHEET_TYPED = """4 to seat 1
+6 to seat 2
+8 to dealer
+seat 1 hit
+9 to seat 1
+seat 2 fold
+8 to dealer
+"""
+
+
+def typed(**more):
+    return {
+        "key": key(),
+        "bets": "1:10 2:20",
+        "sheet": SHEET_TYPED,
+        "reason": REASON,
+        "signer": "paul",
+        "signed_as": "pit manager",
+        "signer_secret": "paul-password",
+        **more,
+    }
+
+
+def test_the_pit_enters_a_paper_hand_and_its_review_and_history_mark_it_back_entered(client, down, pete):
+    client.force_login(pete)
+    assert "Enter a hand from paper" in client.get(f"/pit/tables/{down.pk}/").content.decode()
+
+    response = client.post(f"/pit/tables/{down.pk}/back-entry/", typed())
+
+    hand = Hand.objects.get(table=down)
+    assert response.status_code == 302 and response["Location"] == f"/pit/hands/{hand.pk}/"
+    assert hand.status == Hand.Status.SETTLED and hand.back_entry.signed_by.username == "paul"
+    review = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+    assert "Back-entered: dealt on paper" in review and REASON in review
+    assert "back-entered" in client.get(f"/pit/tables/{down.pk}/").content.decode()
+
+
+def test_a_refused_sheet_comes_back_as_typed_with_the_sentence_and_nothing_is_written(client, down, pete):
+    client.force_login(pete)
+    before = written()
+
+    out_of_turn = SHEET_TYPED.replace("seat 1 hit", "seat 2 hit")
+    response = client.post(f"/pit/tables/{down.pk}/back-entry/", typed(sheet=out_of_turn))
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "Refused hit keyed for seat 2: seat 1 is the one to act." in html
+    assert "seat 2 hit" in html and "paul-password" not in html
+    assert written() == before
+
+
+def test_a_line_that_is_neither_a_card_nor_a_decision_is_named(client, down, pete):
+    client.force_login(pete)
+
+    response = client.post(f"/pit/tables/{down.pk}/back-entry/", typed(sheet="4 to seat 1\nAnn folds"))
+
+    assert response.status_code == 400
+    assert "Line 2 (&quot;Ann folds&quot;) is neither a card" in response.content.decode()
+
+
+def test_a_dealer_cannot_open_the_back_entry_page(client, down, dana):
+    client.force_login(dana)
+
+    assert client.get(f"/pit/tables/{down.pk}/back-entry/").status_code == 403
+    assert client.post(f"/pit/tables/{down.pk}/back-entry/", typed()).status_code == 403
+    assert not Hand.objects.exists()

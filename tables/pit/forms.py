@@ -119,7 +119,8 @@ class AcknowledgeForm(KeyedForm):
 class BackEntryForm(KeyedForm):
     """A hand dealt on paper (tables/services/back_entry.py), typed as on the sheet: the bets as
     "seat:bet" pairs ("1:10 2:20", Rocket only), and one step per line, in the order dealt:
-    a card "4 to seat 1", "8 to dealer", "3 to common"; a decision "seat 1 hit", "seat 2 take 3"."""
+    a card "4 to seat 1", "8 to dealer", "3 to common"; a decision "seat 1 hit", "seat 2 take 3";
+    "next round" between two rounds of a Pairs game."""
 
     SECRETS = ("signer_secret",)
     SIGNED_AS = [("pit manager", "A second pit manager"), ("dealer", "The table's dealer")]
@@ -147,6 +148,8 @@ class BackEntryForm(KeyedForm):
 def paper_step(number: int, line: str) -> dict:
     """One line of a paper sheet as a step the back-entry service takes."""
     words = line.lower().split()
+    if words == ["next", "round"]:  # a Pairs game's next round
+        return {"kind": "round"}
     try:
         if words[0] == "seat" and len(words) in (3, 4):
             action = [words[2], *(int(word) for word in words[3:])]

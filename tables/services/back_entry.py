@@ -12,7 +12,7 @@ the reason, who entered it and a second person's signature.
 from functools import partial
 
 from casino.errors import NotAllowed
-from tables.models import BackEntry, Hand, Table
+from tables.models import BackEntry, Game, Hand, Table
 from tables.selectors import user_can_supervise
 
 from .hands import HandError, hand_settle, hand_start
@@ -28,6 +28,8 @@ from .slips import (
 )
 
 SIGNERS = (PIT_MANAGER, DEALER)  # a second pit manager, or the dealer who dealt the hand
+NEXT_ROUND = "round"  # the sheet's mark between two rounds of a Pairs game
+KEY_ROOM = 20  # each round's and step's key is the entry's and ":<round>:<step>" or ":<round>:settle"
 
 
 def hand_back_enter(
@@ -46,13 +48,15 @@ def hand_back_enter(
 
     `bets` as for `hand_start` (Rocket; None for the pot games and Pairs, whose seated players
     play). `steps` in the order dealt: a card {"kind": "card", "rank", "to", "seat"} or a decision
-    {"kind": "decision", "seat", "action"}. `by` must supervise the table's pit; `signer` (not
+    {"kind": "decision", "seat", "action"}; at Pairs, {"kind": "round"} between two rounds of a
+    game: each round is started, replayed and settled in turn (each marked back-entered), and the
+    hand returned is the last. `by` must supervise the table's pit; `signer` (not
     `by`) signs as a pit manager on shift in the pit or as a dealer at the table. One transaction
     under `key`: a retry answers the hand the first entry made; a refusal writes nothing (a refused
     signature is kept on file for the lockout).
     """
-    if len(key) > MAX_KEY_LENGTH - len(":settle"):  # each step's key is made from this one
-        raise HandError(f"A back-entry's key is at most {MAX_KEY_LENGTH - len(':settle')} characters.")
+    if len(key) > MAX_KEY_LENGTH - KEY_ROOM:
+        raise HandError(f"A back-entry's key is at most {MAX_KEY_LENGTH - KEY_ROOM} characters.")
     request = {"op": "back_enter", "table": table.pk, "bets": bets, "steps": steps, "reason": reason}
     work = partial(_back_enter, table, bets, steps, reason, signer, signed_as, by, device, key)
     try:
@@ -71,21 +75,40 @@ def _back_enter(table, bets, steps, reason, signer, signed_as, by, device, key) 
     if signed_as not in SIGNERS or signer.username == by.get_username():
         raise NotAllowed("A second person, a pit manager or the table's dealer, must sign a back-entry.")
     signed_by, method = signer_check(given=signer, role=signed_as, table=table, device=device)
+    for number, sheet in enumerate(_rounds(table, steps), start=1):
+        hand = _replayed(table, bets, sheet, by, device, f"{key}:{number}")
+        BackEntry.objects.create(
+            hand=hand, reason=reason.strip(), by=by, signed_by=signed_by, signed_as=signed_as, method=method,
+            device=device,
+        )
+    return {"hand": hand.pk}
+
+
+def _rounds(table: Table, steps: list[dict]) -> list[list[dict]]:
+    """The sheet cut at each {"kind": "round"}: a Pairs game's rounds, each a hand of its own."""
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+        raise HandError("A paper hand is a list of cards and decisions.")
+    rounds: list[list[dict]] = [[]]
+    for step in steps:
+        if step.get("kind") == NEXT_ROUND:
+            rounds.append([])
+        else:
+            rounds[-1].append(step)
+    if len(rounds) > 1 and table.game != Game.PAIRS:
+        raise HandError("Only a Pairs game is entered round after round; enter any other hand on its own.")
+    return rounds
+
+
+def _replayed(table: Table, bets, sheet: list[dict], by, device: str, key: str) -> Hand:
+    """One hand (or Pairs round) of the sheet started, replayed step by step and settled."""
     hand = hand_start(table=table, bets=bets, by=by, device=device, key=f"{key}:start")
     seq = hand.seq
-    for step in _paper_steps(steps, key, seq):
+    for step in _paper_steps(sheet, key, seq):
         seq = step_apply(hand, step, seq, by, device)
-    hand = hand_settle(hand=hand, by=by, expected_seq=seq, key=f"{key}:settle")
-    BackEntry.objects.create(
-        hand=hand, reason=reason.strip(), by=by, signed_by=signed_by, signed_as=signed_as, method=method,
-        device=device,
-    )
-    return {"hand": hand.pk}
+    return hand_settle(hand=hand, by=by, expected_seq=seq, key=f"{key}:settle")
 
 
 def _paper_steps(steps: list[dict], key: str, seq: int):
     """The sheet's steps as keyed steps, each under a key of its own made from the entry's."""
-    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
-        raise HandError("A paper hand is a list of cards and decisions.")
     keyed = [{**step, "key": f"{key}:{n}", "seq": seq} for n, step in enumerate(steps, 1)]
     return queued_steps(keyed, source="paper hand")

@@ -239,3 +239,51 @@ def test_a_dealer_cannot_open_the_back_entry_page(client, down, dana):
     assert client.get(f"/pit/tables/{down.pk}/back-entry/").status_code == 403
     assert client.post(f"/pit/tables/{down.pk}/back-entry/", typed()).status_code == 403
     assert not Hand.objects.exists()
+
+
+# A Pairs game, round after round
+
+PAIRS_SHEET = [  # round 1: seat 1 (low 3) hits a 3 and pairs; round 2: seat 1 (low 2) folds, taking the 2
+    {"kind": "card", "rank": 3, "to": "seat", "seat": 1},
+    {"kind": "card", "rank": 5, "to": "seat", "seat": 2},
+    {"kind": "decision", "seat": 1, "action": ["hit"]},
+    {"kind": "card", "rank": 3, "to": "seat", "seat": 1},
+    {"kind": "round"},
+    {"kind": "card", "rank": 2, "to": "seat", "seat": 1},
+    {"kind": "card", "rank": 7, "to": "seat", "seat": 2},
+    {"kind": "decision", "seat": 1, "action": ["fold"]},
+]
+
+
+@pytest.fixture
+def pairs_down(pairs, dana, pete, paul):
+    deal_at(pairs, dana, pete)
+    shift_start(user=paul, pit=pairs.pit, by=paul)
+    seat(pairs, 1, 100, dana, "Ann"), seat(pairs, 2, 100, dana, "Bob")
+    return pairs
+
+
+def test_a_pairs_game_is_entered_round_after_round_and_each_round_is_marked(pairs_down, pete):
+    last = enter(pairs_down, pete, steps=PAIRS_SHEET, bets=None)
+
+    rounds = list(Hand.objects.filter(table=pairs_down).order_by("number"))
+    assert [hand.status for hand in rounds] == [Hand.Status.SETTLED] * 2 and last.pk == rounds[1].pk
+    assert all(BackEntry.objects.filter(hand=hand, reason=REASON).exists() for hand in rounds)
+    assert rounds[1].stakes == {"1": 3, "2": 0}  # the first round's score carried in
+    assert last.settlement["result"]["scores"] == {"1": 5, "2": 0}
+
+
+def test_a_pairs_game_refused_in_its_second_round_writes_nothing_of_the_first(pairs_down, pete):
+    before = written()
+    wrong = [*PAIRS_SHEET[:-1], {"kind": "decision", "seat": 2, "action": ["fold"]}]
+
+    refusal = "Refused fold keyed for seat 2: seat 1 is the one to act."
+    with pytest.raises(HandError, match=re.escape(refusal)):
+        enter(pairs_down, pete, steps=wrong, bets=None)
+
+    assert written() == before
+
+
+def test_only_pairs_is_entered_round_after_round(down, pete):
+    with pytest.raises(HandError, match="Only a Pairs game"):
+        enter(down, pete, steps=[*SHEET, {"kind": "round"}, *SHEET])

@@ -232,3 +232,16 @@ def test_a_dealer_at_another_table_is_refused_and_nothing_is_recorded(client, ha
     response = post_queue(client, hand, offline_hand(hand.seq))
 
     assert response.status_code == 404 and recorded(hand) == ([], [])
+
+
+def test_the_pit_sees_the_held_steps_on_the_hands_review(client, hand, dana, pete):
+    raw = offline_hand(hand.seq)
+    raw[1] = card_step(hand.seq + 1, 6, to="dealer")
+    apply(hand, raw, dana)
+    client.force_login(pete)
+
+    html = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    assert "Steps keyed offline and held for the pit" in html
+    assert "Refused the 6 keyed for the dealer" in html and "card 6 to the dealer" in html
+    assert "seat 1: hit" in html

@@ -11,7 +11,9 @@ the reason, who entered it and a second person's signature.
 
 from functools import partial
 
+from casino.audit import audit_record
 from casino.errors import NotAllowed
+from casino.models import AuditEvent
 from tables.models import BackEntry, Game, Hand, Table
 from tables.selectors import user_can_supervise
 
@@ -75,13 +77,24 @@ def _back_enter(table, bets, steps, reason, signer, signed_as, by, device, key) 
     if signed_as not in SIGNERS or signer.username == by.get_username():
         raise NotAllowed("A second person, a pit manager or the table's dealer, must sign a back-entry.")
     signed_by, method = signer_check(given=signer, role=signed_as, table=table, device=device)
-    for number, sheet in enumerate(_rounds(table, steps), start=1):
-        hand = _replayed(table, bets, sheet, by, device, f"{key}:{number}")
+    rounds = _rounds(table, steps)
+    hands = [_replayed(table, bets, sheet, by, device, f"{key}:{n}") for n, sheet in enumerate(rounds, 1)]
+    for hand in hands:
         BackEntry.objects.create(
             hand=hand, reason=reason.strip(), by=by, signed_by=signed_by, signed_as=signed_as, method=method,
             device=device,
         )
-    return {"hand": hand.pk}
+    audit_record(
+        action=AuditEvent.Action.BACK_ENTRY,
+        user=by,
+        device=device,
+        table=table.pk,
+        hands=[hand.pk for hand in hands],
+        signed_by=signed_by.get_username(),
+        signed_as=signed_as,
+        reason=reason.strip(),
+    )
+    return {"hand": hands[-1].pk}
 
 
 def _rounds(table: Table, steps: list[dict]) -> list[list[dict]]:

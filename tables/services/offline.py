@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass
 
 from django.db import transaction
 
+from casino.audit import audit_record
 from casino.errors import DomainError
+from casino.models import AuditEvent
 from tables.games import CardDue, DecisionDue
 from tables.models import Hand, HeldQueue, IdempotentRequest, Receiver
 
@@ -157,7 +159,7 @@ def _receiver(to: str, seat: int | None) -> str:
 def _hold(hand: Hand, rest: list[QueuedStep], refusal: str, applied: int, by, device: str) -> QueueOutcome:
     """Keep the refused step and the rest for the pit; the steps before it stay applied."""
     sentence = f"Step {applied + 1} of the offline queue: {refusal}"
-    held, _ = HeldQueue.objects.get_or_create(
+    held, created = HeldQueue.objects.get_or_create(
         by=by,
         first_key=rest[0].key,
         defaults={
@@ -168,4 +170,15 @@ def _hold(hand: Hand, rest: list[QueuedStep], refusal: str, applied: int, by, de
             "device": device,
         },
     )
+    if created:
+        audit_record(
+            action=AuditEvent.Action.QUEUE_HELD,
+            user=by,
+            device=device,
+            table=hand.table_id,
+            hand=hand.pk,
+            held=held.pk,
+            steps=len(rest),
+            refusal=sentence,
+        )
     return QueueOutcome(hand=Hand.objects.get(pk=hand.pk), applied=applied, refusal=held.refusal, held=held)

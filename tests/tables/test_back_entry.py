@@ -6,6 +6,7 @@ import re
 import pytest
 
 from casino.errors import NotAllowed
+from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from ledger.models import Account, Posting, Transaction
 from ledger.services import account_get
@@ -69,7 +70,9 @@ def enter(table, by, steps=SHEET, signer=("paul", "paul-password"), signed_as="p
 
 def written():
     models = (Hand, CardEvent, Decision, Transaction, Posting, BackEntry, Incident, IdempotentRequest)
-    return tuple(model.objects.count() for model in models)
+    return tuple(model.objects.count() for model in models) + (
+        AuditEvent.objects.filter(action=AuditEvent.Action.BACK_ENTRY).count(),
+    )
 
 
 def test_a_paper_hand_is_replayed_settled_through_the_ledger_and_marked_back_entered(down, pete, paul):
@@ -86,6 +89,8 @@ def test_a_paper_hand_is_replayed_settled_through_the_ledger_and_marked_back_ent
     assert hand_replay_check(hand)["matches"] is True
     entry = hand.back_entry
     assert (entry.reason, entry.by, entry.signed_by, entry.signed_as) == (REASON, pete, paul, "pit manager")
+    event = AuditEvent.objects.get(action=AuditEvent.Action.BACK_ENTRY)
+    assert (event.user, event.detail["hands"], event.detail["signed_by"]) == (pete, [hand.pk], "paul")
 
 
 def test_the_money_of_a_back_entered_hand_reconciles(down, pete):

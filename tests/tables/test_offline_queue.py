@@ -10,6 +10,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from casino.models import AuditEvent
 from casino.roles import ROLES, grant_role_permissions
 from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Incident, Receiver
 from tables.services import hand_start, shift_start
@@ -134,6 +135,8 @@ def test_a_card_keyed_for_the_wrong_receiver_is_refused_and_nothing_after_it_is_
     assert [card[:3] for card in cards] == [(4, Receiver.SEAT, 1)] and decisions == []
     held = HeldQueue.objects.get()
     assert [step["key"] for step in held.steps] == [step["key"] for step in raw[1:]]
+    event = AuditEvent.objects.get(action=AuditEvent.Action.QUEUE_HELD)
+    assert (event.user, event.detail["held"], event.detail["steps"]) == (dana, held.pk, 4)
     assert (held.hand, held.by, held.first_key, held.refusal) == (hand, dana, raw[1]["key"], outcome.refusal)
 
 
@@ -146,6 +149,7 @@ def test_a_refused_queue_sent_again_is_held_once(hand, dana):
 
     assert outcome.refusal.endswith("Refused hit keyed for seat 2: seat 1 is the one to act.")
     assert outcome.applied == 3 and HeldQueue.objects.count() == 1
+    assert AuditEvent.objects.filter(action=AuditEvent.Action.QUEUE_HELD).count() == 1
     assert len(recorded(hand)[0]) == 3
 
 

@@ -10,6 +10,8 @@ from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from ledger.models import Account, Posting, Transaction
 from ledger.services import account_get
+from reports.periods import today
+from reports.services.house_edge import house_edge_report
 from tables.models import BackEntry, CardEvent, Decision, Hand, IdempotentRequest, Incident, SeatSession
 from tables.review import hand_replay_check
 from tables.services import HandError, SignatureGiven, SignatureRefused, shift_start
@@ -292,3 +294,13 @@ def test_a_pairs_game_refused_in_its_second_round_writes_nothing_of_the_first(pa
 def test_only_pairs_is_entered_round_after_round(down, pete):
     with pytest.raises(HandError, match="Only a Pairs game"):
         enter(down, pete, steps=[*SHEET, {"kind": "round"}, *SHEET])
+
+
+def test_the_house_edge_report_counts_the_back_entered_hands(pairs_down, pete):
+    enter(pairs_down, pete, steps=PAIRS_SHEET, bets=None)
+    day = today().isoformat()
+    params = {"date_from": day, "date_to": day, "group": "table", "game": "pairs"}
+
+    result = house_edge_report(params=params, progress=lambda *_: None)
+
+    assert result["back_entered"] == 2 and result["totals"]["hands"] == 2

@@ -12,7 +12,7 @@ the reason, who entered it and a second person's signature.
 from functools import partial
 
 from casino.audit import audit_record
-from casino.errors import NotAllowed
+from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from tables.models import BackEntry, Game, Hand, Table
 from tables.selectors import user_can_supervise
@@ -97,27 +97,33 @@ def _back_enter(table, bets, steps, reason, signer, signed_as, by, device, key) 
     return {"hand": hands[-1].pk}
 
 
-def _rounds(table: Table, steps: list[dict]) -> list[list[dict]]:
-    """The sheet cut at each {"kind": "round"}: a Pairs game's rounds, each a hand of its own."""
+def _rounds(table: Table, steps: list[dict]) -> list[list[tuple[int, dict]]]:
+    """The sheet's steps with their line numbers, cut at each {"kind": "round"}: a Pairs game's
+    rounds, each a hand of its own."""
     if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
         raise HandError("A paper hand is a list of cards and decisions.")
-    rounds: list[list[dict]] = [[]]
-    for step in steps:
+    rounds: list[list[tuple[int, dict]]] = [[]]
+    for line, step in enumerate(steps, start=1):
         if step.get("kind") == NEXT_ROUND:
             rounds.append([])
         else:
-            rounds[-1].append(step)
+            rounds[-1].append((line, step))
     if len(rounds) > 1 and table.game != Game.PAIRS:
         raise HandError("Only a Pairs game is entered round after round; enter any other hand on its own.")
     return rounds
 
 
-def _replayed(table: Table, bets, sheet: list[dict], by, device: str, key: str) -> Hand:
-    """One hand (or Pairs round) of the sheet started, replayed step by step and settled."""
+def _replayed(table: Table, bets, lines: list[tuple[int, dict]], by, device: str, key: str) -> Hand:
+    """One hand (or Pairs round) of the sheet started, replayed step by step and settled; a
+    refusal names the sheet's line."""
     hand = hand_start(table=table, bets=bets, by=by, device=device, key=f"{key}:start")
     seq = hand.seq
-    for step in _paper_steps(sheet, key, seq):
-        seq = step_apply(hand, step, seq, by, device)
+    steps = _paper_steps([step for _, step in lines], key, seq)
+    for (line, _), step in zip(lines, steps, strict=True):
+        try:
+            seq = step_apply(hand, step, seq, by, device)
+        except DomainError as refusal:
+            raise HandError(f"Line {line} of the sheet: {refusal.message}") from refusal
     return hand_settle(hand=hand, by=by, expected_seq=seq, key=f"{key}:settle")
 
 

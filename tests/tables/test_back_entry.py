@@ -127,11 +127,12 @@ def test_a_retried_back_entry_answers_the_first_hand_and_writes_nothing(down, pe
     [
         (  # Bob's card keyed for the dealer
             [SHEET[0], {**SHEET[1], "to": "dealer", "seat": None}, *SHEET[2:]],
-            "Refused the 6 keyed for the dealer: the rules give the next card to seat 2 (deal).",
+            "Line 2 of the sheet: Refused the 6 keyed for the dealer: the rules give the next card to seat 2"
+            " (deal).",
         ),
         (  # Bob acting before Ann
             [*SHEET[:3], {"kind": "decision", "seat": 2, "action": ["hit"]}, *SHEET[4:]],
-            "Refused hit keyed for seat 2: seat 1 is the one to act.",
+            "Line 4 of the sheet: Refused hit keyed for seat 2: seat 1 is the one to act.",
         ),
         (SHEET[:-1], "is not over"),  # the dealer's last card is missing
         (SHEET + [SHEET[-1]], "No card is due"),  # one card too many
@@ -226,7 +227,7 @@ def test_a_refused_sheet_comes_back_as_typed_with_the_sentence_and_nothing_is_wr
 
     html = response.content.decode()
     assert response.status_code == 400
-    assert "Refused hit keyed for seat 2: seat 1 is the one to act." in html
+    assert "Line 4 of the sheet: Refused hit keyed for seat 2: seat 1 is the one to act." in html
     assert "seat 2 hit" in html and "paul-password" not in html
     assert written() == before
 
@@ -284,7 +285,7 @@ def test_a_pairs_game_refused_in_its_second_round_writes_nothing_of_the_first(pa
     before = written()
     wrong = [*PAIRS_SHEET[:-1], {"kind": "decision", "seat": 2, "action": ["fold"]}]
 
-    refusal = "Refused fold keyed for seat 2: seat 1 is the one to act."
+    refusal = "Line 8 of the sheet: Refused fold keyed for seat 2: seat 1 is the one to act."
     with pytest.raises(HandError, match=re.escape(refusal)):
         enter(pairs_down, pete, steps=wrong, bets=None)
 

@@ -3,6 +3,7 @@
 step stops it and it and the rest are held for the pit."""
 
 import json
+import re
 
 import pytest
 from django.contrib.auth.models import Group
@@ -249,3 +250,37 @@ def test_the_pit_sees_the_held_steps_on_the_hands_review(client, hand, dana, pet
     assert "Steps keyed offline and held for the pit" in html
     assert "Refused the 6 keyed for the dealer" in html and "card 6 to the dealer" in html
     assert "seat 1: hit" in html
+
+
+# The offline keypad drawn on the hand screen
+
+
+def test_the_rocket_hand_screen_carries_an_offline_keypad_with_the_seats_and_the_dealer(client, hand, dana):
+    client.force_login(dana)
+
+    html = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+
+    assert 'class="offline-keypad"' in html and f'data-seq="{hand.seq}"' in html
+    assert f'data-queue-url="/tablet/hands/{hand.pk}/queue/"' in html
+    receivers = re.findall(r'data-to="(\w+)" data-seat="(\d*)"', html)
+    assert receivers == [("seat", "1"), ("seat", "2"), ("dealer", "")]
+    assert re.findall(r'data-move="(\w+)"', html) == ["hit", "fold"]
+
+
+def test_at_starboard_every_offline_card_goes_to_the_common_hand(client, starboard, dana, pete):
+    shift_start(user=pete, pit=starboard.pit, by=pete)
+    shift_start(user=dana, table=starboard, by=pete)
+    seat(starboard, 1, 50, dana), seat(starboard, 2, 50, dana)
+    game = hand_start(table=starboard, by=dana, key=key())
+    client.force_login(dana)
+
+    html = client.get(f"/tablet/hands/{game.pk}/").content.decode()
+
+    assert 'data-cards-to="common"' in html
+    assert re.findall(r'data-move="(\w+)"', html) == ["draw", "lock"]
+
+
+def test_an_auditor_sees_no_offline_keypad(client, hand, ada):
+    client.force_login(ada)
+
+    assert "offline-keypad" not in client.get(f"/tablet/hands/{hand.pk}/").content.decode()

@@ -201,18 +201,36 @@
       status(p, "The server answers: sending " + queue.steps.length + " steps…");
       return post(p, queue).then(function (response) {
         var read = response.json().catch(function () { return {}; }); // a refusal page is not JSON
-        return read.then(function (answer) { answered(p, response.status, answer); });
+        return read.then(function (answer) { answered(p, response.status, answer, queue.steps); });
       });
     }).catch(function () {
       status(p, "Still no answer from the server: the steps stay on this tablet.");
     }).finally(function () { sending = false; });
   }
 
-  function answered(p, code, answer) {
-    if (code === 200 || code === 409) localStorage.removeItem(storeKey(p)); // recorded, or held for the pit
-    if (code === 200) location.reload();
-    else if (code === 409) refused(p, answer.refused);
-    else stuck(p, (answer.refused || "The server refused the steps.") + " They stay on this tablet: call the pit.");
+  function answered(p, code, answer, sent) {
+    var later = unsent(p, sent);
+    if (code === 200 && later.length) renumber(p, later, answer.seq); // sent at the next try
+    else if (code === 200) { localStorage.removeItem(storeKey(p)); location.reload(); }
+    else if (code === 409) {
+      localStorage.removeItem(storeKey(p)); // recorded up to the refused step; it and the rest held for the pit
+      refused(p, answer.refused + (later.length ? " " + later.length + " steps keyed since were not sent." : ""));
+    } else stuck(p, (answer.refused || "The server refused the steps.") + " They stay on this tablet: call the pit.");
+  }
+
+  // Steps tapped while the queue was on its way: never sent, so never applied.
+  function unsent(p, sent) {
+    var keys = sent.map(function (step) { return step.key; });
+    return (load(p) || { steps: [] }).steps.filter(function (step) { return keys.indexOf(step.key) < 0; });
+  }
+
+  // They follow the hand as the server left it: from its step number on.
+  function renumber(p, steps, seq) {
+    var queue = load(p);
+    queue.seq = seq;
+    queue.steps = steps.map(function (step, place) { return Object.assign(step, { seq: seq + place }); });
+    save(p, queue);
+    draw(p);
   }
 
   // Refused whole (malformed, or not this dealer's table): sending it again would be refused again.

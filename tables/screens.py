@@ -78,7 +78,8 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "settlement": _settlement(due, names, game.options) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
-        "offline": _offline_keypad(hand) if playable else None,
+        # Nothing to key offline once the hand is over: the settlement needs the server.
+        "offline": _offline_keypad(hand) if playable and not isinstance(due, Finished) else None,
     }
 
 

@@ -17,7 +17,22 @@
   var RETRY_MS = 3000; // how often a tablet holding steps asks whether the server answers again
   var sending = false;
 
-  function panel() { return document.querySelector(".offline-keypad"); }
+  // The keypad on the screen, if it is shown.
+  function panel() { return document.querySelector("#hand .offline-keypad"); }
+
+  // The hand's keypad, shown or not: its data name the hand, the table and the step the screen shows.
+  function source() {
+    var template = document.getElementById("offline-keypad");
+    return panel() || (template && template.content.querySelector(".offline-keypad"));
+  }
+
+  // The keypad put on the screen from its template (kept inert until then: it is no control of the
+  // online screen).
+  function show() {
+    var template = document.getElementById("offline-keypad");
+    if (!panel() && template) template.after(template.content.cloneNode(true));
+    return panel();
+  }
 
   function storeKey(p) { return "tablet-offline:table-" + p.dataset.table + ":hand-" + p.dataset.hand; }
 
@@ -134,7 +149,7 @@
   }
 
   function goOffline(event) {
-    var p = panel();
+    var p = source() && show();
     if (!p) return;
     start(p);
     failedTap(p, event.detail.elt);
@@ -192,9 +207,10 @@
   // Any answer from the health check means the server is reachable again (a 503 too: the queue's
   // own answer then says whether it was recorded).
   function trySend() {
-    var p = panel();
+    var p = source();
     var queue = p && load(p);
     if (!queue || queue.stuck || sending) return;
+    p = show();
     sending = true;
     fetch(p.dataset.healthUrl, { cache: "no-store" }).then(function () {
       if (!queue.steps.length) { localStorage.removeItem(storeKey(p)); location.reload(); return null; }
@@ -245,9 +261,8 @@
   document.addEventListener("htmx:timeout", goOffline);
   document.addEventListener("click", tapped);
   // The hand screen is swapped in by htmx (a poll, a tap): draw the keypad again if steps wait.
-  document.addEventListener("htmx:load", function () { var p = panel(); if (p && load(p)) draw(p); });
+  document.addEventListener("htmx:load", function () { if (source() && load(source())) draw(show()); });
   window.addEventListener("online", trySend);
-  setInterval(function () { if (panel() && load(panel())) trySend(); }, RETRY_MS);
-  var p = panel();
-  if (p && load(p)) { draw(p); trySend(); }
+  setInterval(trySend, RETRY_MS);
+  if (source() && load(source())) { draw(show()); trySend(); }
 })();

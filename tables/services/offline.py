@@ -71,7 +71,7 @@ def queued_steps(raw, *, source: str = "offline queue") -> list[QueuedStep]:
     rules are the hand services' business. Raises QueueError naming the first malformed step of
     the `source` (the offline queue, or a paper hand being entered)."""
     if not isinstance(raw, list) or not 0 < len(raw) <= MAX_QUEUE:
-        raise QueueError(f"An {source} is a list of 1 to {MAX_QUEUE} steps.")
+        raise QueueError(f"The {source} must hold 1 to {MAX_QUEUE} steps.")
     return [_queued_step(number, step, source) for number, step in enumerate(raw, start=1)]
 
 

@@ -73,6 +73,8 @@ class AuditEvent(AppendOnly):
         PLAYER_IDENTIFY = "player_identify", "Recorded a player's identification"
         PLAYER_MERGE = "player_merge", "Merged two records of one player"
         COMP = "comp", "Gave a player a comp"
+        BACK_ENTRY = "back_entry", "Entered a hand from paper"
+        QUEUE_HELD = "queue_held", "Offline steps held for the pit"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -29,6 +29,7 @@ from ledger.admin import RecordAdmin
 
 from .models import (
     ApprovalRequest,
+    BackEntry,
     CardCorrection,
     CardEvent,
     CashIn,
@@ -40,6 +41,7 @@ from .models import (
     DropCount,
     DropCustody,
     Hand,
+    HeldQueue,
     IdempotentRequest,
     Incident,
     IncidentFinding,
@@ -508,6 +510,26 @@ class IncidentAdmin(RecordAdmin):
     ]
     list_select_related = ["table", "hand__table", "by"]
     search_fields = ["detail", "device", "table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(BackEntry)
+class BackEntryAdmin(RecordAdmin):
+    casino_paths = ("hand__table__pit__casino",)
+    list_display = ["at", "hand", "by", "signed_by", "signed_as", "reason"]
+    list_filter = [related_only("hand__table__pit"), related_only("hand__table"), related_only("by"), "at"]
+    list_select_related = ["hand__table", "by", "signed_by"]
+    search_fields = ["reason", "device", "hand__table__name"]
+    date_hierarchy = "at"
+
+
+@admin.register(HeldQueue)
+class HeldQueueAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)
+    list_display = ["at", "table", "hand", "by", "device", "refusal"]
+    list_filter = [related_only("table__pit"), related_only("table"), related_only("by"), "at"]
+    list_select_related = ["table", "hand__table", "by"]
+    search_fields = ["refusal", "device", "first_key", "table__name"]
     date_hierarchy = "at"
 
 

@@ -14,6 +14,7 @@ from casino.web import KeyedForm
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import Shoe
 from tables.services.hands import RANK_RANGE
+from tables.services.offline import QueueError, queued_steps
 from tables.services.players import Identification
 from tables.services.shoes import MAX_BURN
 from tables.services.slips import SignatureGiven
@@ -119,6 +120,19 @@ class DecideForm(StepForm):
         if data["card_seat"] is not None and data["card_rank"] is not None:
             return (data["move"], data["card_seat"], data["card_rank"])
         return (data["move"],)
+
+
+class QueueForm(forms.Form):
+    """A tablet's offline queue (tables/services/offline.py): the steps as JSON, each with its own
+    key and step number, so the form itself carries none."""
+
+    steps = forms.JSONField(label="Offline queue")
+
+    def clean_steps(self):
+        try:
+            return queued_steps(self.cleaned_data["steps"])
+        except QueueError as error:
+            raise forms.ValidationError(error.message) from error
 
 
 class VoidForm(StepForm):

@@ -1247,3 +1247,53 @@ class RatingSlipEvent(AppendOnly):
 
     def __str__(self):
         return f"{self.slip}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class HeldQueue(AppendOnly):
+    """Steps a tablet keyed while the network was down that the server would not apply: the first
+    refused step and every step after it, as the tablet sent them (kind, rank, receiver, seat,
+    action, key, seq), with the refusal's sentence. The steps before it were applied; these wait
+    for the pit (docs/tablet.md "When the network fails"). One per refused queue: a tablet that
+    sends the same queue again finds it (`by`, `first_key`)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="held_queues")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="held_queues")
+    steps = models.JSONField(help_text="The refused step first, then the rest, as the tablet sent them.")
+    first_key = models.CharField(max_length=100, help_text="The refused step's idempotency key.")
+    refusal = models.TextField(help_text="Why the first step was refused, as the tablet was told.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["by", "first_key"], name="held_queue_once_per_refused_step"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} hand {self.hand.number}: {len(self.steps)} steps held"
+
+
+class BackEntry(AppendOnly):
+    """A hand dealt on paper while the system was down, entered afterwards by the pit
+    (tables/services/back_entry.py): why, who entered it, and the second person who signed for it
+    (a fresh password or PIN, as on a card correction). The hand's own records (cards, decisions,
+    postings) are those of any hand; this row is what marks it "back-entered"."""
+
+    hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="back_entry")
+    reason = models.TextField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    signed_as = models.CharField(max_length=20, help_text="What the signer signed as: pit manager or dealer.")
+    method = models.CharField(max_length=10, help_text="How the signer signed: password or PIN.")
+    device = models.CharField(max_length=100, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(signed_by=F("by")), name="back_entry_signed_by_another"),
+        ]
+
+    def __str__(self):
+        return f"{self.hand}: back-entered"

@@ -14,6 +14,7 @@ urlpatterns = [
     path("tables/<int:table_id>/count/", pit.count_page, name="count_form"),
     path("tables/<int:table_id>/tray/", pit.tray_page, name="tray"),
     path("tables/<int:table_id>/settings/", pit.settings_page, name="settings"),
+    path("tables/<int:table_id>/back-entry/", pit.back_entry_page, name="back_entry"),
     path("counts/<int:count_id>/", pit.count_result, name="count"),
     path("approvals/", pit.approvals_page, name="approvals"),
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),

@@ -6,7 +6,7 @@ from django.db.models import Sum
 
 from ledger.models import Account, Posting
 from tables.games import IllegalAction
-from tables.models import CardCorrection, CardEvent, Decision, Hand
+from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue
 
 from .services.engine import engine_for
 
@@ -14,7 +14,9 @@ from .services.engine import engine_for
 def hand_review(hand: Hand) -> dict:
     """Cards in order with receivers (as keyed), decisions with who/device/time, the corrections of
     mis-keyed cards (who keyed, who signed, why, when), the recorded settlement, the ledger
-    postings, and the replay check (which plays the corrected ranks)."""
+    postings, the replay check (which plays the corrected ranks), and, for a hand dealt on paper
+    while the system was down, its back-entry (why, who entered it, who signed); the steps a
+    tablet keyed offline that the server refused and holds for the pit (`held`)."""
     cards = CardEvent.objects.filter(hand=hand).select_related("keyed_by").order_by("seq", "shoe_position")
     corrections = (
         CardCorrection.objects.filter(hand=hand).select_related("card", "by", "signed_by").order_by("seq")
@@ -32,6 +34,8 @@ def hand_review(hand: Hand) -> dict:
         "corrections": list(corrections),
         "postings": list(postings),
         "replay": hand_replay_check(hand),
+        "back_entry": BackEntry.objects.filter(hand=hand).select_related("by", "signed_by").first(),
+        "held": list(HeldQueue.objects.filter(hand=hand).select_related("by")),
     }
 
 

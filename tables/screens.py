@@ -78,6 +78,8 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "settlement": _settlement(due, names, game.options) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
+        # Nothing to key offline once the hand is over: the settlement needs the server.
+        "offline": _offline_keypad(hand) if playable and not isinstance(due, Finished) else None,
     }
 
 
@@ -421,6 +423,31 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, An
     # A system shoe shows the dealer the card to place; a physical shoe's order is unknown.
     place = shoe_next_system_card(shoe, deck) if playable and shoe.kind == Shoe.Kind.SYSTEM else None
     return {"kind": "card", "to": due.to, "seat": due.seat, "why": due.why, "says": says, "place": place}
+
+
+# The decisions the offline keypad offers (docs/tablet.md "When the network fails"). A Continuous
+# Pairs fold names the card it takes, which only the rules engine knows: it waits for the server.
+OFFLINE_MOVES = {
+    Game.ROCKET: ["hit", "fold"],
+    Game.BLACKSTONE: ["take", "fold"],
+    Game.STARBOARD: ["draw", "lock"],
+    Game.PAIRS: ["hit", "fold"],
+}
+
+
+def _offline_keypad(hand: Hand) -> dict[str, Any]:
+    """What the tablet's offline keypad offers for this hand: who may receive a card or decide
+    (the seats in order, then the dealer at Rocket: the order the keypad preselects them in), the
+    decisions of the game, and where every card goes when the game has one place (Starboard)."""
+    options = hand.options
+    moves = [m for m in OFFLINE_MOVES[hand.game] if not (m == "fold" and options.get("continuous"))]
+    if options.get("pieces_of_eight"):
+        moves.append("eight")
+    receivers = [{"to": Receiver.SEAT, "seat": seat, "label": f"Seat {seat}"} for seat in hand.seats]
+    if hand.game == Game.ROCKET:
+        receivers.append({"to": Receiver.DEALER, "seat": None, "label": "Dealer"})
+    cards_to = Receiver.COMMON if hand.game == Game.STARBOARD else ""
+    return {"receivers": receivers, "moves": moves, "cards_to": cards_to}
 
 
 def _correctable(hand: Hand) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ urlpatterns = [
     path("hands/<int:hand_id>/poll/", views.hand_poll, name="hand_poll"),
     path("hands/<int:hand_id>/card/", views.hand_card_view, name="hand_card"),
     path("hands/<int:hand_id>/decide/", views.hand_decide_view, name="hand_decide"),
+    path("hands/<int:hand_id>/queue/", views.hand_queue_view, name="hand_queue"),
     path("hands/<int:hand_id>/settle/", views.hand_settle_view, name="hand_settle"),
     path("hands/<int:hand_id>/void/", views.hand_void_view, name="hand_void"),
     path("hands/<int:hand_id>/withdraw/", views.hand_withdraw_view, name="hand_withdraw"),

@@ -13,7 +13,7 @@ swapped in.
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -39,6 +39,7 @@ from tables.services import (
     seat_open,
     shoe_start,
 )
+from tables.services.offline import QueueOutcome, hand_queue_apply
 from tables.services.shoes import DEFAULT_BURN
 
 STALE = "The hand has moved on. Refresh"
@@ -265,6 +266,24 @@ def hand_card_view(request: HttpRequest, hand: Hand, form) -> Hand:
 @HAND.action(forms.DecideForm, done=hand_answer)
 def hand_decide_view(request: HttpRequest, hand: Hand, form) -> Hand:
     return hand_decide(hand=hand, action=form.action(), device=device(request), **step(request, form))
+
+
+def queue_answer(request: HttpRequest, outcome: QueueOutcome) -> HttpResponse:
+    """What the tablet's offline script reads: 200 when every step was applied, 409 with the
+    refusal's sentence when one was refused (the steps before it applied, it and the rest held)."""
+    answer = {"applied": outcome.applied, "seq": outcome.hand.seq, "refused": outcome.refusal or None}
+    return JsonResponse(answer, status=409 if outcome.refusal else 200)
+
+
+def queue_failed(request: HttpRequest, hand: Hand, error: DomainError, form) -> HttpResponse:
+    return JsonResponse({"applied": 0, "seq": hand.seq, "refused": error.message}, status=error.status)
+
+
+@HAND.action(forms.QueueForm, done=queue_answer, failed=queue_failed)
+def hand_queue_view(request: HttpRequest, hand: Hand, form) -> QueueOutcome:
+    """The steps a tablet queued while it could not reach the server, sent in order once it can."""
+    steps = form.cleaned_data["steps"]
+    return hand_queue_apply(hand=hand, steps=steps, by=request.user, device=device(request))
 
 
 def settled(request: HttpRequest, hand: Hand) -> HttpResponse:

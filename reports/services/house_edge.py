@@ -45,7 +45,8 @@ def house_edge_report(*, params: dict, progress: Progress) -> dict:
     """Handle, win, hold and the theoretical comparison per group (see the module docstring)."""
     rules = rules_for(params.get("casino"))
     progress(5, "Summing the hands in the database")
-    rows = hand_totals(_hands(params), group=params["group"])
+    hands = _hands(params)
+    rows = hand_totals(hands, group=params["group"])
     progress(60, "Theoretical edges")
     edges = {config: theoretical_edge(config=config) for config in _configs(rows, rules.strategy)}
     progress(90, "Comparing")
@@ -58,6 +59,9 @@ def house_edge_report(*, params: dict, progress: Progress) -> dict:
         "z_limit": rules.z_limit,
         "groups": groups,
         "totals": _summary("All", None, rows, rules),
+        # Hands dealt on paper and entered afterwards (tables/services/back_entry.py): counted in the
+        # figures like any hand, and named so the reader knows their cards were keyed from a sheet.
+        "back_entered": hands.filter(back_entry__isnull=False).count(),
         "series": daily_series([row for row in rows if row["game"] == Game.ROCKET]),
         "edges": [_edge_record(edge) for edge in edges.values()],
         # The best play as a grid for the floor (computed once per worker process, in the task).

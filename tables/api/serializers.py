@@ -549,3 +549,8 @@ class HandScreenSerializer(serializers.Serializer):
     waiting_for = serializers.ChoiceField(
         choices=ApprovalRequest.Kind.choices, allow_null=True, help_text="The pending request, if any."
     )
+    offline = serializers.DictField(
+        allow_null=True,
+        help_text="While the hand can be played: what a tablet's offline keypad offers (receivers, "
+        "moves, where every card goes); docs/tablet.md \"When the network fails\".",
+    )

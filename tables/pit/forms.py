@@ -114,3 +114,53 @@ class AcknowledgeForm(KeyedForm):
     """A pit manager's findings on a count incident."""
 
     findings = forms.CharField(label="Findings", max_length=FINDINGS_MAX_LENGTH, widget=forms.Textarea)
+
+
+class BackEntryForm(KeyedForm):
+    """A hand dealt on paper (tables/services/back_entry.py), typed as on the sheet: the bets as
+    "seat:bet" pairs ("1:10 2:20", Rocket only), and one step per line, in the order dealt:
+    a card "4 to seat 1", "8 to dealer", "3 to common"; a decision "seat 1 hit", "seat 2 take 3";
+    "next round" between two rounds of a Pairs game."""
+
+    SECRETS = ("signer_secret",)
+    SIGNED_AS = [("pit manager", "A second pit manager"), ("dealer", "The table's dealer")]
+
+    bets = forms.CharField(label="Bets", max_length=200, required=False)
+    sheet = forms.CharField(label="Cards and decisions", max_length=10_000, widget=forms.Textarea)
+    reason = forms.CharField(label="Why it is entered from paper", max_length=500)
+    signer = forms.CharField(label="Second signer", max_length=150)
+    signed_as = forms.ChoiceField(label="Signs as", choices=SIGNED_AS)
+    signer_secret = forms.CharField(label="The second signer's password or PIN", max_length=SECRET_LENGTH)
+
+    def clean_bets(self) -> dict[int, int] | None:
+        pairs = self.cleaned_data["bets"].replace(",", " ").split()
+        try:
+            bets = {int(seat): int(bet) for seat, bet in (pair.split(":") for pair in pairs)}
+        except ValueError as error:
+            raise forms.ValidationError('Type each bet as seat:bet, e.g. "1:10 2:20".') from error
+        return bets or None
+
+    def clean_sheet(self) -> list[dict]:
+        lines = [line.strip() for line in self.cleaned_data["sheet"].splitlines() if line.strip()]
+        return [paper_step(number, line) for number, line in enumerate(lines, start=1)]
+
+
+def paper_step(number: int, line: str) -> dict:
+    """One line of a paper sheet as a step the back-entry service takes."""
+    words = line.lower().split()
+    if words == ["next", "round"]:  # a Pairs game's next round
+        return {"kind": "round"}
+    try:
+        if words[0] == "seat" and len(words) in (3, 4):
+            action = [words[2], *(int(word) for word in words[3:])]
+            return {"kind": "decision", "seat": int(words[1]), "action": action}
+        if words[1] == "to" and words[2] == "seat" and len(words) == 4:
+            return {"kind": "card", "rank": int(words[0]), "to": "seat", "seat": int(words[3])}
+        if words[1] == "to" and len(words) == 3:
+            return {"kind": "card", "rank": int(words[0]), "to": words[2]}
+    except (IndexError, ValueError):
+        pass
+    raise forms.ValidationError(
+        f'Line {number} ("{line}") is neither a card ("4 to seat 1", "8 to dealer") nor a decision'
+        ' ("seat 1 hit", "seat 2 take 3").'
+    )

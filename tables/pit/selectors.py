@@ -129,8 +129,11 @@ def next_step(hand: Hand, events: list):
 
 
 def table_history(table: Table, page_number) -> dict:
-    """A table's hands (a page, newest first), counts, fills and credits with their slips, incidents."""
-    hands: Page = Paginator(table.hands.order_by("-number"), HANDS_PER_PAGE).get_page(page_number)
+    """A table's hands (a page, newest first, each with its back-entry if it was dealt on paper),
+    counts, fills and credits with their slips, incidents."""
+    hands: Page = Paginator(
+        table.hands.select_related("back_entry").order_by("-number"), HANDS_PER_PAGE
+    ).get_page(page_number)
     moves = (
         table.approval_requests.filter(kind__in=MONEY_ON_A_SLIP)
         .select_related("requested_by", "decided_by")

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
 from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen, version
-from tables.models import ApprovalRequest, Hand, Table, TableCount
+from tables.models import ApprovalRequest, Game, Hand, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
 from tables.selectors import (
@@ -49,10 +49,11 @@ from tables.services import (
     table_is_open,
     table_settings_change,
 )
+from tables.services.back_entry import hand_back_enter
 from tables.services.incidents import incidents_to_acknowledge
 
 from . import presenters, selectors
-from .forms import CountForm, DecideForm, SettingsForm, TrayForm, WithdrawForm
+from .forms import BackEntryForm, CountForm, DecideForm, SettingsForm, TrayForm, WithdrawForm
 
 # Permissions: each raises NotAllowed, which the pages answer with the 403 page.
 
@@ -126,6 +127,7 @@ def table_page(request: HttpRequest, table: Table) -> HttpResponse:
         "table": table,
         "can_deal": user_can_deal(request.user, table),
         "can_change_settings": may_change_settings(request.user, table),
+        "can_back_enter": user_can_supervise(request.user, table),
         **history,
     }
     return page(request, "pit/table.html", context)
@@ -324,6 +326,53 @@ def settings_page(request: HttpRequest, table: Table, form) -> Table:
         reason=form.cleaned_data["reason"],
         device=device(request),
         key=form.cleaned_data["key"],
+    )
+
+
+# A hand dealt on paper while the system was down
+
+
+def check_back_enter(user, table: Table) -> None:
+    if not user_can_supervise(user, table):
+        raise NotAllowed(f"Only a pit manager on shift in {table.pit.name} may enter a hand from paper.")
+
+
+def render_back_entry(request, table: Table, form=None, *, error: str = "", status: int = 200):
+    """The empty sheet, or the sheet as typed with the refusal's sentence (never the secret)."""
+    typed = {} if form is None else {k: v for k, v in form.data.items() if k not in BackEntryForm.SECRETS}
+    context = {"table": table, "typed": typed, "error": error, "takes_bets": table.game == Game.ROCKET}
+    return page(request, "pit/back_entry.html", context, status=status)
+
+
+def back_entry_failed(request, table: Table, error: DomainError, form) -> HttpResponse:
+    return render_back_entry(request, table, form, error=error.message, status=error.status)
+
+
+def back_entered(request: HttpRequest, hand: Hand) -> HttpResponse:
+    messages.success(request, f"Hand {hand.number} at {hand.table} is entered from paper and settled.")
+    return redirect("pit:hand", hand.pk)
+
+
+@TABLE.action(
+    BackEntryForm,
+    check=check_back_enter,
+    sensitive=BackEntryForm.SECRETS,
+    show=render_back_entry,
+    failed=back_entry_failed,
+    done=back_entered,
+)
+def back_entry_page(request: HttpRequest, table: Table, form) -> Hand:
+    data = form.cleaned_data
+    return hand_back_enter(
+        table=table,
+        bets=data["bets"],
+        steps=data["sheet"],
+        reason=data["reason"],
+        signer=SignatureGiven(data["signer"], data["signer_secret"]),
+        signed_as=data["signed_as"],
+        by=request.user,
+        device=device(request),
+        key=data["key"],
     )
 
 

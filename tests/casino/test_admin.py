@@ -18,6 +18,7 @@ from casino.models import AuditEvent
 from ledger.models import Account, Chain, Posting, Transaction
 from tables.models import (
     ApprovalRequest,
+    BackEntry,
     CardCorrection,
     CardEvent,
     Casino,
@@ -29,6 +30,7 @@ from tables.models import (
     DropCustody,
     Game,
     Hand,
+    HeldQueue,
     IdempotentRequest,
     Incident,
     IncidentFinding,
@@ -71,6 +73,7 @@ pytestmark = pytest.mark.django_db
 
 OUR_APPS = ("casino", "tables", "ledger")
 READ_ONLY = [
+    BackEntry,
     Transaction,
     Posting,
     Account,
@@ -80,6 +83,7 @@ READ_ONLY = [
     Decision,
     Recycle,
     Incident,
+    HeldQueue,
     AuditEvent,
     Hand,
     Shoe,
@@ -191,6 +195,14 @@ def floor(db):
     seat(timed, 1, 100, dana), seat(timed, 2, 100, dana)  # a time charge each as they sit down
     for table in (rocket, electronic):
         Incident.objects.create(kind="rank_refused", table=table, detail="No 1 left in the shoe", by=dana)
+        HeldQueue.objects.create(  # a tablet's offline steps the server refused (tables/services/offline.py)
+            hand=table.hands.first(),
+            table=table,
+            steps=[{"kind": "card", "rank": 4, "to": "dealer", "key": f"k-{table.pk}", "seq": 1}],
+            first_key=f"k-{table.pk}",
+            refusal="Step 1 of the offline queue: the rules give the next card to seat 1 (deal).",
+            by=dana,
+        )
     for name, casino in (("rita", pit.casino), ("lena", far.casino)):  # auditors held to one casino
         StaffCasino.objects.create(user=person(name, "Auditor"), casino=casino)
     for casino in (pit.casino, far.casino):  # players, their rules and comps
@@ -205,6 +217,10 @@ def floor(db):
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"
     )
     drop_boxes_counted(rocket, pete)
+    for hand in rocket.hands.all()[:2]:  # as if dealt on paper and entered later (services/back_entry.py)
+        BackEntry.objects.create(
+            hand=hand, reason="Network down", by=pete, signed_by=dana, signed_as="dealer", method="password"
+        )
     return {"rocket": rocket, "electronic": electronic, "dana": dana, "pete": pete}
 
 

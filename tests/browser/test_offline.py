@@ -1,0 +1,110 @@
+"""The tablet when the network fails, in a real Chromium: the browser's offline mode cuts the network
+mid-hand, the dealer keys on on the offline keypad, the tablet is closed and opened again (its
+battery went flat), the network comes back and the records are checked."""
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Receiver
+from tests.tables.conftest import deal_at
+
+from .test_tablet import key_card, open_table, seat_player, start_hand
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STORE = re.compile(r"tablet-offline:table-\d+:hand-\d+")
+
+
+def offline_tap(page, label: str) -> None:
+    page.locator(".offline-keypad").get_by_role("button", name=label, exact=True).click()
+
+
+def stored_queue(page) -> dict:
+    """The queue as the tablet holds it in localStorage (one hand's)."""
+    stored = page.evaluate("Object.keys(localStorage).map(k => [k, localStorage.getItem(k)])")
+    queues = [json.loads(value) for name, value in stored if STORE.fullmatch(name)]
+    assert len(queues) == 1, stored
+    return queues[0]
+
+
+@pytest.fixture
+def two_seat_hand(floor, people, tablet):
+    """Dana at Rocket 1, Ann at seat 1 and Bob at seat 2 betting 10 each; hand 1 is open."""
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    seat_player(page, 2, "Bob", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_role("button", name="Seat 2 bet up").click()
+    return page, start_hand(page)
+
+
+def test_a_hand_keyed_offline_survives_a_flat_battery_and_is_recorded_once_the_network_returns(
+    two_seat_hand, tablet
+):
+    # given: the first card is recorded, then the network fails
+    page, hand = two_seat_hand
+    key_card(page, 4)
+    page.context.set_offline(True)
+
+    # when: the next tap cannot reach the server, and the dealer keys on on the offline keypad
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="6", exact=True).click()
+    expect(page.locator(".offline-keypad")).to_be_visible()
+    expect(page.locator(".offline-who [aria-pressed=true]")).to_have_text("Dealer")  # by rotation
+    offline_tap(page, "8")
+    expect(page.locator(".offline-who [aria-pressed=true]")).to_have_text("Seat 1")
+    offline_tap(page, "Hit")
+    offline_tap(page, "9")
+    expect(page.locator(".offline-queue li")).to_have_text(
+        ["the 6 to seat 2", "the 8 to the dealer", "seat 1: hit", "the 9 to seat 1"]
+    )
+    queue = stored_queue(page)
+    assert CardEvent.objects.filter(hand=hand).count() == 1  # nothing reached the server
+
+    # the battery goes flat; the network comes back; the tablet opens the hand again
+    page.close()
+    page.context.set_offline(False)
+    again = page.context.new_page()
+    again.goto(f"/tablet/hands/{hand.pk}/")
+
+    # then: the queue is sent in order, each step once under the key it was tapped with
+    expect(again.locator(".prompt")).to_have_text("Seat 2 to act.")
+    expect(again.locator(".offline-keypad")).to_be_hidden()
+    cards = CardEvent.objects.filter(hand=hand).order_by("seq")
+    assert [(c.rank, c.receiver, c.seat, c.seq) for c in cards] == [
+        (4, Receiver.SEAT, 1, 1),
+        (6, Receiver.SEAT, 2, 2),
+        (8, Receiver.DEALER, None, 3),
+        (9, Receiver.SEAT, 1, 5),
+    ]
+    decision = Decision.objects.get(hand=hand)
+    steps = queue["steps"]
+    assert (decision.seat, decision.action, decision.seq, decision.key) == (1, ["hit"], 4, steps[2]["key"])
+    assert [step["seq"] for step in steps] == [1, 2, 3, 4]
+    sent = set(IdempotentRequest.objects.filter(user__username="dana").values_list("key", flat=True))
+    assert {step["key"] for step in steps} <= sent
+    assert again.evaluate("Object.keys(localStorage).length") == 0
+
+
+def test_a_queued_card_for_the_wrong_receiver_is_refused_and_the_rest_waits_for_the_pit(two_seat_hand):
+    page, hand = two_seat_hand
+    page.context.set_offline(True)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
+    offline_tap(page, "Dealer")  # seat 2 is due its first card, not the dealer
+    offline_tap(page, "6")
+    offline_tap(page, "8")
+
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+    expect(page.locator(".banner.error")).to_contain_text(
+        "Step 2 of the offline queue: Refused the 6 keyed for the dealer: the rules give the next card to"
+        " seat 2 (deal)."
+    )
+    assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand)] == [(4, 1)]
+    assert [step["rank"] for step in HeldQueue.objects.get(hand=hand).steps] == [6, 8]

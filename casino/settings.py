@@ -29,6 +29,14 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side binding lets psycopg 3 prepare a statement once it has run `prepare_threshold`
+    # times on a connection, so PostgreSQL stops parsing and planning each action's statements
+    # afresh (docs/performance.md has the figures). Off with DB_SERVER_SIDE_BINDING=0, e.g. behind
+    # a pooler in transaction mode that cannot keep prepared statements.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
+        "DB_SERVER_SIDE_BINDING", default=True
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, and wait for it, so two
     # tablets racing on SQLite queue up instead of failing with "database is locked".

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from django.contrib.auth.models import Permission
 from django.db.models import Q, QuerySet
 
 from casino.errors import NotAllowed
@@ -37,9 +38,24 @@ def at_tables_seen(records: QuerySet, user, table: str = "table") -> QuerySet:
 def sees_every_table(user) -> bool:
     """Auditors (who read everything) and superusers; floor staff see their shift's tables.
     An auditor may be limited to one casino (`casino_limit`): every table there."""
-    return user.is_superuser or (
-        user.has_perm("tables.view_table") and not user.has_perm("tables.deal_table")
-    )
+    if user.is_superuser:
+        return True
+    held = _tables_permissions_held(user, ("view_table", "deal_table"))
+    return "view_table" in held and "deal_table" not in held
+
+
+def _tables_permissions_held(user, codenames: tuple[str, ...]) -> set[str]:
+    """Which of the permissions `tables.<codename>` `user.has_perm` grants, in one query.
+
+    What the model backend answers (an active user's own permissions and their groups'), without
+    loading every permission of the user in two queries first, as `has_perm` does on every request
+    (a device's token brings a new user object each time). Asked afresh on every request: a role
+    taken away bites at once.
+    """
+    if not user.is_active:
+        return set()
+    rows = Permission.objects.filter(content_type__app_label="tables", codename__in=codenames)
+    return set(rows.filter(Q(user=user) | Q(group__user=user)).values_list("codename", flat=True))
 
 
 def casino_limit(user) -> int | None:

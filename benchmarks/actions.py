@@ -6,10 +6,16 @@ It creates `actions_bench_<pid>`, opens `--tables` tables exactly as benchmarks/
 four games in turn) and plays them with the load generator's tablets, but through Django's test
 client in this one process: no gunicorn, no HTTP, no other process on the CPU. For each endpoint
 it prints the actions, the Django CPU a request takes (`time.process_time`: the request's whole
-path through middleware, DRF, permissions, the service and the answer) and the SQL statements it
-sends PostgreSQL (savepoints counted; `BEGIN` and `COMMIT` are not: psycopg sends them on its
-own). With --profile N it then plays again under cProfile and prints the N functions with the most
-cumulative CPU time.
+path through middleware, DRF, permissions, the service and the answer), the CPU the PostgreSQL
+backend serving this process's connection spent on it (its /proc stat, in clock ticks: exact only
+as an average over many requests) and the SQL statements it sends PostgreSQL (savepoints counted;
+`BEGIN` and `COMMIT` are not: psycopg sends them on its own).
+
+The same is measured, in the same run, for `/floor/` (benchmarks/load_urls.py: one insert in one
+transaction, the floor of this stack), and the issue's goal is printed as a ratio: a table action
+within FLOOR_GOAL times the CPU (Django and PostgreSQL together) of the floor view, and by how much
+it is missed. With --profile N it then plays again under cProfile and prints the N functions with
+the most cumulative CPU time.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import pstats
 import sys
 import time
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from statistics import mean
 
@@ -29,13 +36,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, machine, setup_django
 from benchmarks.load import Answer, Tablet, floor_create
 
+# Issue 17's goal: a table action costs at most this many times the CPU of the one-insert floor view.
+FLOOR_GOAL = 3
 
-def play(client, tablet: Tablet) -> tuple[str, float, int]:
-    """One action of `tablet`: its label, the CPU seconds and the statements it took."""
+
+class Backend:
+    """The CPU seconds PostgreSQL's backend process for Django's connection has used so far: it
+    runs on this machine, so its /proc stat says (user + system time, in clock ticks)."""
+
+    TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+    def __init__(self):
+        from django.db import connection
+
+        connection.ensure_connection()
+        self.stat = Path(f"/proc/{connection.connection.info.backend_pid}/stat")
+
+    def cpu(self) -> float:
+        fields = self.stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * self.TICK  # utime, stime (fields 14, 15)
+
+
+def timed(backend: Backend, send) -> tuple[object, float, float, int]:
+    """`send()`'s answer, the Django and PostgreSQL CPU seconds it took, and its statements."""
     from django.db import connection
 
-    label, path, body, key = tablet.next_request()
-    headers = {"Authorization": f"Token {tablet.token}", "Idempotency-Key": key, "X-Device": "bench"}
     statements = []
 
     def count(execute, sql, params, many, context):
@@ -43,31 +68,67 @@ def play(client, tablet: Tablet) -> tuple[str, float, int]:
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(count):
+        database = backend.cpu()
         started = time.process_time()
-        response = client.post(path, body, content_type="application/json", headers=headers)
+        response = send()
         cpu = time.process_time() - started
+        database = backend.cpu() - database
+    return response, cpu, database, len(statements)
+
+
+def play(client, backend: Backend, tablet: Tablet) -> tuple[str, tuple[float, float, int]]:
+    """One action of `tablet`: its label, and the CPU (Django, PostgreSQL) and statements it took."""
+    label, path, body, key = tablet.next_request()
+    headers = {"Authorization": f"Token {tablet.token}", "Idempotency-Key": key, "X-Device": "bench"}
+    send = partial(client.post, path, body, content_type="application/json", headers=headers)
+    response, cpu, database, statements = timed(backend, send)
     tablet.absorb(Answer(label, key, response.status_code, cpu, response.json()))
     if response.status_code >= 400 and tablet.pending is None and not tablet.needs_shoe:
         raise RuntimeError(f"{label} refused: {response.status_code} {response.content[:300]!r}")
-    return label, cpu, len(statements)
+    return label, (cpu, database, statements)
 
 
-def rounds(client, tablets: list[Tablet], actions: int) -> dict[str, list[tuple[float, int]]]:
-    """`actions` actions, round the tables in turn; per label, (cpu, statements) of each."""
-    by_label: dict[str, list[tuple[float, int]]] = defaultdict(list)
+def rounds(client, backend: Backend, tablets: list[Tablet], actions: int) -> dict[str, list[tuple]]:
+    """`actions` actions, round the tables in turn; per label, (cpu, database cpu, statements) of each."""
+    by_label: dict[str, list[tuple]] = defaultdict(list)
     for number in range(actions):
-        label, cpu, statements = play(client, tablets[number % len(tablets)])
-        by_label[label].append((cpu, statements))
+        label, cost = play(client, backend, tablets[number % len(tablets)])
+        by_label[label].append(cost)
     return by_label
 
 
-def table_of_costs(by_label: dict[str, list[tuple[float, int]]]) -> list[str]:
-    lines = [f"  {'endpoint':<12}{'actions':>9}{'CPU ms':>9}{'statements':>12}"]
+def floor_costs(client, backend: Backend, requests: int) -> list[tuple]:
+    """(cpu, database cpu, statements) of each of `requests` posts to `/floor/`."""
+    send = partial(client.post, "/floor/", headers={"X-Device": "bench"})
+    costs = []
+    for _ in range(requests):
+        response, *cost = timed(backend, send)
+        if response.status_code != 201:
+            raise RuntimeError(f"/floor/ answered {response.status_code}")
+        costs.append(tuple(cost))
+    return costs
+
+
+def averages(costs: list[tuple]) -> tuple[float, float, float]:
+    """Mean Django CPU ms, PostgreSQL CPU ms and statements."""
+    return (mean(c[0] for c in costs) * 1000, mean(c[1] for c in costs) * 1000, mean(c[2] for c in costs))
+
+
+def table_of_costs(by_label: dict[str, list[tuple]], floor: list[tuple]) -> list[str]:
+    """Per endpoint: actions, CPU ms (Django, PostgreSQL, both), statements, and both CPUs against
+    the floor view's: the goal is FLOOR_GOAL times at most."""
+    floor_total = sum(averages(floor)[:2])
+    lines = [f"  {'endpoint':<20}{'actions':>8}{'Django ms':>10}{'PG ms':>8}{'CPU ms':>8}"
+             f"{'statements':>11}{'x floor':>9}"]
     everything = [cost for costs in by_label.values() for cost in costs]
-    for label, costs in [*sorted(by_label.items()), ("all", everything)]:
-        cpu = mean(c for c, _ in costs) * 1000
-        statements = mean(s for _, s in costs)
-        lines.append(f"  {label:<12}{len(costs):>9}{cpu:>9.1f}{statements:>12.1f}")
+    for label, costs in [*sorted(by_label.items()), ("all", everything), ("floor (one insert)", floor)]:
+        django, database, statements = averages(costs)
+        lines.append(f"  {label:<20}{len(costs):>8}{django:>10.2f}{database:>8.2f}{django + database:>8.2f}"
+                     f"{statements:>11.1f}{(django + database) / floor_total:>8.1f}x")
+    ratio = sum(averages(everything)[:2]) / floor_total
+    verdict = "met" if ratio <= FLOOR_GOAL else f"missed by {ratio / FLOOR_GOAL:.1f}x"
+    lines.append(f"  goal: an action within {FLOOR_GOAL}x the floor view's CPU (Django + PostgreSQL): it "
+                 f"costs {ratio:.1f}x, {verdict}")
     return lines
 
 
@@ -94,13 +155,17 @@ def measure(args) -> None:
 
     tablets = floor_create(args.tables, args.games.split(","))
     client = Client(HTTP_HOST="127.0.0.1")
-    rounds(client, tablets, 4 * len(tablets))  # not counted: code loaded, connection open
-    print(f"{args.actions} actions at {len(tablets)} tables ({args.games}), in-process:", flush=True)
-    for line in table_of_costs(rounds(client, tablets, args.actions)):
+    backend = Backend()
+    rounds(client, backend, tablets, 4 * len(tablets))  # not counted: code loaded, connection open
+    floor_costs(client, backend, 50)
+    print(f"{args.actions} actions at {len(tablets)} tables ({args.games}), and as many posts to /floor/, "
+          "in-process:", flush=True)
+    by_label = rounds(client, backend, tablets, args.actions)
+    for line in table_of_costs(by_label, floor_costs(client, backend, args.actions)):
         print(line, flush=True)
     if args.profile:
         profiler = cProfile.Profile(time.process_time)  # CPU, as the figures above
-        profiler.runcall(rounds, client, tablets, args.actions)
+        profiler.runcall(rounds, client, backend, tablets, args.actions)
         pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(args.profile)
 
 

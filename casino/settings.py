@@ -29,6 +29,14 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side binding lets psycopg 3 prepare a statement once it has run `prepare_threshold`
+    # times on a connection, so PostgreSQL could stop parsing and planning each action's statements
+    # afresh. Off by default: measured side by side it did not pay here (docs/performance.md), and
+    # a pooler in transaction mode cannot keep prepared statements. DB_SERVER_SIDE_BINDING=1 to try.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
+        "DB_SERVER_SIDE_BINDING", default=False
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, and wait for it, so two
     # tablets racing on SQLite queue up instead of failing with "database is locked".

@@ -16,6 +16,8 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
+from tables.selectors import table_roles_annotated, table_roles_read
+
 ASK_FOR_A_NEW_ONE = "ask an administrator for a new one (manage.py device_token)."
 
 
@@ -45,12 +47,15 @@ class ExpiringTokenAuthentication(TokenAuthentication):
     """DRF's token authentication, refusing (401) a token that `token_refusal` refuses."""
 
     def authenticate_credentials(self, key):
-        token = Token.objects.select_related("user").filter(key=key).first()
+        # The user's table roles come in the same query: the permission checks that follow need them.
+        tokens = table_roles_annotated(Token.objects.select_related("user"), "user")
+        token = tokens.filter(key=key).first()
         if token is None:
             raise AuthenticationFailed("Unknown token: it was mistyped, or replaced by a newer one.")
         refusal = token_refusal(token)
         if refusal:
             raise AuthenticationFailed(refusal)
+        table_roles_read(token, token.user)
         return token.user, token
 
 

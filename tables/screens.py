@@ -5,7 +5,7 @@ same replay `engine_for` runs, but reads each kind of record once (its cards,
 its decisions, its recycles, its approval requests, its seat sessions, the
 players' accounts, and the shoe's latest recycle once its own shuffle is dealt
 out), so a screen costs a fixed handful of queries whatever the hand's length;
-the answer to a hand's step reads only the players' names and chips again, the
+the answer to a hand's step reads only the players' names and chips again (one query), the
 step having read and written the rest (`hand_records`).
 Nothing here writes: ledger accounts that do not exist yet read as zero instead
 of being created. The REST API's hand detail returns the same dict.
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from ledger.models import Account
@@ -46,9 +47,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     deck = shoe_deck(hand.shoe)
     game = hand_game(hand)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
-    names = dict(SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name"))
-    names = {seat: names.get(session, "") for seat, session in sessions.items()}
-    chips = _chips(hand.table, sessions)
+    names, chips = _names_and_chips(hand.table, sessions)
     voided = hand.status == Hand.Status.VOIDED
     due = None if voided else game.next  # a voided hand waits for nothing: no seat is due or in
     extras = GAME_EXTRAS[hand.game](game, hand)
@@ -244,6 +243,27 @@ def _ending_name(ending: str) -> str:
 
 
 # Records in
+
+
+def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, str], dict[int, int]]:
+    """Seat number to the player's name, and to the chips in front (`_chips`), in one query: the
+    player accounts, each with its seat session's name (the session is the account's `ref`). A
+    seat whose account does not exist yet has no chips, and its name is read on its own."""
+    codes = {
+        account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
+    }
+    name = SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]
+    accounts = Account.objects.filter(code__in=codes).annotate(player_name=Subquery(name))
+    rows = accounts.values_list("code", "player_name", "balance")
+    found = {codes[code]: (player, chips) for code, player, chips in rows}
+    missing = {sessions[seat]: seat for seat in sessions if seat not in found}
+    if missing:
+        for pk, player in SeatSession.objects.filter(pk__in=missing).values_list("pk", "player_name"):
+            found[missing[pk]] = (player, 0)
+    return (
+        {seat: found[seat][0] if seat in found else "" for seat in sessions},
+        {seat: found[seat][1] if seat in found else 0 for seat in sessions},
+    )
 
 
 def _chips(table: Table, sessions: dict[int, int]) -> dict[int, int]:

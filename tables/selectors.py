@@ -2,7 +2,8 @@
 
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.contrib.auth.models import Permission
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from casino.errors import NotAllowed
 from tables.models import Casino, DropBox, Pit, Shift, StaffCasino, Table
@@ -37,9 +38,52 @@ def at_tables_seen(records: QuerySet, user, table: str = "table") -> QuerySet:
 def sees_every_table(user) -> bool:
     """Auditors (who read everything) and superusers; floor staff see their shift's tables.
     An auditor may be limited to one casino (`casino_limit`): every table there."""
-    return user.is_superuser or (
-        user.has_perm("tables.view_table") and not user.has_perm("tables.deal_table")
-    )
+    if user.is_superuser:
+        return True
+    held = _table_roles_held(user)
+    return "view_table" in held and "deal_table" not in held
+
+
+# The permissions that say whether a user sees every table (`sees_every_table`).
+TABLE_ROLES = ("view_table", "deal_table")
+
+
+def _table_roles_held(user) -> set[str]:
+    """Which of TABLE_ROLES (`tables.<codename>`) `user.has_perm` grants, in one query, or none
+    when the user was read with `table_roles_annotated` (a device's token: `casino.tokens`).
+
+    What the model backend answers (an active user's own permissions and their groups'), without
+    loading every permission of the user in two queries first, as `has_perm` does on every request
+    (a device's token brings a new user object each time). Read afresh on every request: a role
+    taken away bites at once.
+    """
+    if not user.is_active:
+        return set()
+    if "table_roles" in user.__dict__:
+        return user.table_roles
+    held = Permission.objects.filter(_holding(user), content_type__app_label="tables")
+    return set(held.filter(codename__in=TABLE_ROLES).values_list("codename", flat=True))
+
+
+def _holding(user) -> Q:
+    """Permissions `user` (a user, or an OuterRef to one) holds itself or through a group."""
+    return Q(user=user) | Q(group__user=user)
+
+
+def table_roles_annotated(rows: QuerySet, user_path: str) -> QuerySet:
+    """`rows` with whether the user at `user_path` holds each of TABLE_ROLES (`holds_<codename>`),
+    in the same query: `table_roles_read` hands them to the user object."""
+    return rows.annotate(**{
+        f"holds_{codename}": Exists(Permission.objects.filter(
+            _holding(OuterRef(user_path)), content_type__app_label="tables", codename=codename
+        ))
+        for codename in TABLE_ROLES
+    })
+
+
+def table_roles_read(row, user) -> None:
+    """Keep on `user` the roles `table_roles_annotated` read with `row` (for `sees_every_table`)."""
+    user.table_roles = {codename for codename in TABLE_ROLES if getattr(row, f"holds_{codename}")}
 
 
 def casino_limit(user) -> int | None:

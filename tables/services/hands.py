@@ -167,10 +167,13 @@ def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand
     return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])
 
 
-def lock_hand(hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
+def lock_hand(
+    hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,), *, with_shoe: bool = False
+) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
-    state; a pending void freezes the hand until the pit decides."""
-    locked = Hand.objects.select_for_update(of=("self",), no_key=True)
+    state; a pending void freezes the hand until the pit decides. `with_shoe` locks the hand's
+    shoe in the same statement (hand first, then shoe, as before), for a step that deals from it."""
+    locked = Hand.objects.select_for_update(of=("self", "shoe") if with_shoe else ("self",), no_key=True)
     hand = locked.select_related("table__pit", "shoe").get(pk=hand_id)
     if hand.status not in statuses:
         raise HandError(
@@ -425,12 +428,12 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
         # A slip of the finger, refused like any malformed input: only a real rank that the shoe
         # cannot hold (RankRefused) is an integrity incident.
         raise HandError(f"{RANK_RANGE}, not {shown(rank)}: key the card again.")
-    hand = lock_hand(hand_id, expected_seq)
+    hand = lock_hand(hand_id, expected_seq, with_shoe=True)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
-    shoe = hand.shoe = Shoe.objects.select_for_update(no_key=True).get(pk=hand.shoe_id)
+    shoe = hand.shoe
     if not shoe_cards_left(shoe, shoe_deck(shoe)):
         shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
         game = _engine(hand_records_again(hand))  # its shoe now holds the recycled deck, less the burn

@@ -11,7 +11,8 @@ import hashlib
 import json
 from collections.abc import Callable
 
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from casino.errors import DomainError
 from tables.models import IdempotentRequest
@@ -34,14 +35,35 @@ def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
         raise DomainError(f"Every change needs an idempotency key of 1 to {MAX_KEY_LENGTH} characters.")
     digest = fingerprint(request)
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                claim = IdempotentRequest.objects.create(key=key, fingerprint=digest, user=by)
-        except IntegrityError:
+        claim = _claim(key, digest, by)
+        if claim is None:
             return _earlier_answer(key, digest, by)
-        claim.response = work()
-        IdempotentRequest.objects.filter(pk=claim.pk).update(response=claim.response)
-        return claim.response
+        response = work()
+        IdempotentRequest.objects.filter(pk=claim).update(response=response)
+        return response
+
+
+def _claim(key: str, digest: str, by) -> int | None:
+    """Insert the key's row and return its id; None when `by` already sent `key`.
+
+    `INSERT ... ON CONFLICT DO NOTHING RETURNING` (PostgreSQL; SQLite since 3.35) instead of an
+    insert that fails inside a savepoint: one statement instead of three on every change, and the
+    same wait on a racing first request (PostgreSQL waits on the conflicting row until its
+    transaction ends, then inserts if it rolled back).
+    """
+    quoted = connection.ops.quote_name
+    table, columns = IdempotentRequest._meta.db_table, ("key", "fingerprint", "user_id", "created_at")
+    created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(
+        timezone.now(), connection
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING RETURNING id",
+            [key, digest, by.pk, created_at],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def _earlier_answer(key: str, digest: str, by) -> dict:

@@ -6,6 +6,8 @@ from io import StringIO
 import pytest
 from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -197,3 +199,24 @@ def test_a_session_cookie_naming_no_session_stores_no_session(shoe_device, rocke
 
     assert (refused.status_code, read.status_code) == (400, 200)
     assert Session.objects.count() == sessions
+
+
+def test_a_token_reads_its_users_roles_afresh_on_every_request(floor, ada, rocket, blackstone):
+    # given: an auditor signing in with a token sees every table (the roles come with the token)
+    client = token_client(Token.objects.create(user=ada).key)
+    every = {rocket.pk, blackstone.pk}
+    assert {row["id"] for row in client.get("/api/tables/").json()} == every
+
+    # when: the auditor's role is taken away; then: the same token sees none at the next request
+    ada.groups.clear()
+    assert client.get("/api/tables/").json() == []
+
+
+def test_a_card_from_a_shoe_sends_at_most_nineteen_statements(shoe_device, open_hand, rocket):
+    # issue 17 (25 before): the token with its roles, the table found and the shift checked, the
+    # open hand, the key claimed, the hand and shoe locked with the hand's records, the chain, the
+    # card, the updates, and the answer's names and chips: a new statement here should be a choice
+    read_card(shoe_device, rocket, 5)
+    with CaptureQueriesContext(connection) as captured:
+        assert read_card(shoe_device, rocket, 6).status_code == 201
+    assert len(captured) <= 19

@@ -20,11 +20,14 @@ class Replay:
 
 def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
+    from .hawthorn import Hawthorn
     from .pairs import Pairs
     from .rocket import Rocket
     from .starboard import Starboard
+    from .troll_guts import TrollGuts
 
-    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs)}
+    secret_hands = (Hawthorn, TrollGuts)
+    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
 
 
 def new_game(

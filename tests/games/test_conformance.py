@@ -82,6 +82,11 @@ TABLES = [
         (2, 8),
         (0, 5),
     ),
+    # The secret-hand games (issue 20), dealt from a system shoe that names every face-down card.
+    Table("hawthorn", {}, (2, 6), (1, 30), carry=True),
+    Table("hawthorn", {"empty_hand": "hit", "deal": "packets", "collection": "fee"}, (2, 6), (2, 40)),
+    Table("troll_guts", {}, (3, 6), (1, 30), carry=True),
+    Table("troll_guts", {"steal_own": True, "buy_price": 2, "rake_percent": 50}, (3, 6), (1, 30)),
 ]
 
 
@@ -110,6 +115,9 @@ def snapshot(game) -> dict:
 
 
 def legal_decision(due: DecisionDue, rnd: random.Random) -> tuple:
+    if due.choices:
+        # A secret-hand game that knows the hand lists every legal decision.
+        return rnd.choice(due.choices)
     move = rnd.choice(due.moves)
     if move is Move.TAKE:
         top = due.min_take + TAKE_SPAN - 1 if due.max_take is None else min(due.max_take, due.min_take + 3)

@@ -22,11 +22,12 @@ def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
     from .hawthorn import Hawthorn
     from .pairs import Pairs
+    from .regent import Regent
     from .rocket import Rocket
     from .starboard import Starboard
     from .troll_guts import TrollGuts
 
-    secret_hands = (Hawthorn, TrollGuts)
+    secret_hands = (Hawthorn, Regent, TrollGuts)
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
 
 

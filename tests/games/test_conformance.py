@@ -86,6 +86,8 @@ TABLES = [
     Table("hawthorn", {}, (2, 6), (1, 30), carry=True),
     Table("hawthorn", {"empty_hand": "hit", "deal": "packets", "collection": "fee"}, (2, 6), (2, 40)),
     Table("troll_guts", {}, (3, 6), (1, 30), carry=True),
+    Table("regent", {}, (2, 2), (0, 30)),
+    Table("regent", {"ante": 1, "deal": "packets"}, (3, 6), (1, 40), carry=True),
     Table("troll_guts", {"steal_own": True, "buy_price": 2, "rake_percent": 50}, (3, 6), (1, 30)),
 ]
 

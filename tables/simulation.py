@@ -44,7 +44,7 @@ PENETRATION = 0.8  # RULINGS: the cut card sits at 0.8 of 55 x D cards from the 
 CHUNK_HANDS = 20_000  # fast-path hands per work unit: large enough to hide process overhead
 SLOW_CHUNK_HANDS = 2_000  # the same for the checked engine and the luck-adjusted path (~0.2 s each)
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
-SECRET_HANDS = ("hawthorn", "regent", "troll_guts")  # dealt by a system shoe that names every face-down card
+SECRET_HANDS = ("hawthorn", "goblin_poker", "regent", "troll_guts")  # dealt by a system shoe that names every face-down card
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS)
 
 
@@ -310,7 +310,10 @@ def play_checked(game, shoe: SimShoe, choose: Choose, watch_returns: bool = Fals
     10s) are put back in the simulated shoe too."""
     while True:
         due = game.next
-        if due.__class__ is CardDue:
+        if due.__class__ is CardDue and due.pile:
+            # Goblin Poker's pitched cards, shuffled: each card of the pile equally likely.
+            game.deal(shoe.rng.choice(due.ranks))
+        elif due.__class__ is CardDue:
             if watch_returns:
                 _deal_watching(game, shoe)
             else:

@@ -116,6 +116,8 @@ class CardDue:
     why: str
     seat: int | None = None
     face_down: bool = False
+    pile: bool = False  # from the game's own pile (Goblin Poker's pitched cards), not the shoe
+    ranks: tuple[int, ...] = ()  # the pile's cards (each one listed), where the game knows them
 
     def describe(self) -> str:
         who = f"seat {self.seat}" if self.to == SEAT else f"the {self.to}"
@@ -215,6 +217,7 @@ class CardEvent:
     why: str
     seat: int | None = None
     face_down: bool = False
+    pile: bool = False
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,12 @@ class Game:
         due = self.next
         if not isinstance(due, CardDue):
             raise IllegalAction(f"No card is due: the game expects {due.describe()}.")
+        if due.pile:
+            # A card from the game's own pile left the shoe long ago: the game checks it.
+            self._check_pile(rank)
+            self._deal(rank)
+            self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, pile=True))
+            return
         if rank is None and due.face_down:
             self.shoe.hide()
         else:
@@ -336,6 +345,9 @@ class Game:
 
     def _deal(self, rank: int) -> None:
         raise NotImplementedError
+
+    def _check_pile(self, rank: int) -> None:
+        raise IllegalAction("This game deals no card from a pile of its own.")
 
     def _act(self, action: Action) -> None:
         raise NotImplementedError

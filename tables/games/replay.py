@@ -20,6 +20,7 @@ class Replay:
 
 def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
+    from .goblin_poker import GoblinPoker
     from .hawthorn import Hawthorn
     from .pairs import Pairs
     from .regent import Regent
@@ -27,7 +28,7 @@ def games() -> dict[str, type[Game]]:
     from .starboard import Starboard
     from .troll_guts import TrollGuts
 
-    secret_hands = (Hawthorn, Regent, TrollGuts)
+    secret_hands = (Hawthorn, GoblinPoker, Regent, TrollGuts)
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
 
 

@@ -68,7 +68,7 @@ def test_an_unknown_strategy_is_refused():
         simulate("--hands", "10", "--strategy", "yolo", "--workers", "1")
 
 
-@pytest.mark.parametrize("game", ["hawthorn", "regent", "troll_guts"])
+@pytest.mark.parametrize("game", ["hawthorn", "goblin_poker", "regent", "troll_guts"])
 def test_simulate_a_secret_hand_game_prints_pot_length_and_the_house_collection(game):
     text = simulate(
         "--game",

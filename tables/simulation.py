@@ -44,7 +44,8 @@ PENETRATION = 0.8  # RULINGS: the cut card sits at 0.8 of 55 x D cards from the 
 CHUNK_HANDS = 20_000  # fast-path hands per work unit: large enough to hide process overhead
 SLOW_CHUNK_HANDS = 2_000  # the same for the checked engine and the luck-adjusted path (~0.2 s each)
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
-SECRET_HANDS = ("hawthorn", "goblin_poker", "regent", "troll_guts")  # dealt by a system shoe that names every face-down card
+# The secret-hand games, dealt by a system shoe that names every face-down card.
+SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS)
 
 

@@ -22,13 +22,14 @@ def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
     from .goblin_poker import GoblinPoker
     from .hawthorn import Hawthorn
+    from .monster import Monster
     from .pairs import Pairs
     from .regent import Regent
     from .rocket import Rocket
     from .starboard import Starboard
     from .troll_guts import TrollGuts
 
-    secret_hands = (Hawthorn, GoblinPoker, Regent, TrollGuts)
+    secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
 
 

@@ -38,8 +38,12 @@ class SecretOptions(CollectionOptions):
         super().validate()
         if not is_units(self.ante) or self.ante < 0:
             raise IllegalAction(f"The ante must be a whole number of units, not {self.ante!r}.")
-        if self.deal not in DEALS:
-            raise IllegalAction(f"Unknown deal {self.deal!r}; expected one of {', '.join(DEALS)}.")
+        check_deal(self.deal)
+
+
+def check_deal(deal: object) -> None:
+    if deal not in DEALS:
+        raise IllegalAction(f"Unknown deal {deal!r}; expected one of {', '.join(DEALS)}.")
 
 
 def deal_order(seats, size: int, deal: str) -> list[int]:

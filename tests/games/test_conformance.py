@@ -88,6 +88,8 @@ TABLES = [
     Table("troll_guts", {}, (3, 6), (1, 30), carry=True),
     Table("regent", {}, (2, 2), (0, 30)),
     Table("goblin_poker", {}, (3, 8), (1, 40), carry=True),
+    Table("monster", {}, (4, 8), (2, 40), carry=True),
+    Table("monster", {"ante": 3, "penalty": 2, "deal": "packets", "collection": "fee"}, (4, 8), (4, 30)),
     Table("goblin_poker", {"two_survivors": "split", "collection": "fee"}, (3, 8), (2, 40)),
     Table("regent", {"ante": 1, "deal": "packets"}, (3, 6), (1, 40), carry=True),
     Table("troll_guts", {"steal_own": True, "buy_price": 2, "rake_percent": 50}, (3, 6), (1, 30)),
@@ -200,7 +202,11 @@ def play(table: Table, rnd: random.Random, illegal_rate: float):
                 put_back[r] += max(0, game.shoe.remaining[r] - before[r] + (r == rank and not due.pile))
         else:
             decision = legal_decision(due, rnd)
+            before = list(game.shoe.remaining)
             game.act(decision)
+            for r in RANKS:
+                # A decision that ends a Monster round shuffles the whole deck again.
+                put_back[r] += max(0, game.shoe.remaining[r] - before[r])
             assert game.transcript[-1] == DecisionEvent(due.seat, Action.parse(decision))
     raise AssertionError(f"{table} did not finish in {MAX_STEPS} steps")
 

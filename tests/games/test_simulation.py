@@ -212,7 +212,7 @@ def test_a_hand_that_wants_a_card_when_every_card_is_on_the_table_or_held_is_aba
     assert Counter(shoe.order) == Counter({r: r for r in RANKS}) and shoe.held == []
 
 
-@pytest.mark.parametrize("game", ["hawthorn", "goblin_poker", "regent", "troll_guts"])
+@pytest.mark.parametrize("game", ["hawthorn", "goblin_poker", "monster", "regent", "troll_guts"])
 @pytest.mark.parametrize("strategy", ["random", "cautious"])
 def test_the_secret_hand_games_run_with_named_strategies_and_report_the_house(game, strategy):
     options = {"rake_percent": 10}

@@ -194,15 +194,14 @@ class LowCard:
             self._close_round()
         return True
 
-    def settle_if_stuck(self, shoe: Shoe) -> None:
-        """A tie no card can break (the shoe is empty, or every rank it could give pairs the
-        receiver): the tied seat met first clockwise from the dealer's left starts (RULINGS.md,
-        "Tables, seats and games"). The secret-hand games call it; discards are not recycled
-        into a tie-break."""
-        if self.winner is not None or not self.is_tiebreak:
-            return
-        held = self.stacks[self.seat] if self.replace_pairs else ()
-        if not len(shoe) or not any(shoe.remaining[r] for r in RANKS if r not in held):
+    def settle_if_stuck(self, cards_left: int) -> None:
+        """A tie no card can break, no card being left in the shoe (`cards_left`): the tied seat
+        met first clockwise from the dealer's left starts (RULINGS.md, "Tables, seats and
+        games"). The secret-hand games call it. They judge by the cards physically left, not by
+        the ranks the shoe could hold: with hands dealt face down a physical table cannot know
+        those, and a hand must replay the same from what was revealed. Pairing cards are dealt
+        and replaced until then; discards are not recycled into a tie-break."""
+        if self.winner is None and self.is_tiebreak and cards_left <= 0:
             self.winner = self._round[0]
 
     def _close_round(self) -> None:

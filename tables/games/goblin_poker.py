@@ -26,6 +26,7 @@ from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
 from .cards import RANKS, Hand, LowCard, Shoe
 from .errors import IllegalAction
 from .secret_hands import (
+    IN_FLIGHT,
     Purse,
     SecretOptions,
     check_table,
@@ -149,7 +150,7 @@ class GoblinPoker(Game):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(self.shoe)
+            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
             if self.low.winner is not None:
                 self._start_round(self.low.winner)
         elif self.tied:
@@ -160,12 +161,16 @@ class GoblinPoker(Game):
     def _tiebreak(self, rank: int) -> None:
         seat = self.tied[len(self.tie_fed)]
         if rank in self.stacks[seat]:
+            if len(self.shoe) == IN_FLIGHT:
+                # The last card paired: nothing is left to break the tie with.
+                tied, self.tied, self.tie_fed = self.tied, [], []
+                self._after_lowest(tied, in_flight=IN_FLIGHT)
             return  # a pairing tie-breaker is discarded and replaced
         self.stacks[seat].append(rank)
         self.tie_fed.append(seat)
-        if len(self.tie_fed) == len(self.tied):
+        if len(self.tie_fed) == len(self.tied) or len(self.shoe) == IN_FLIGHT:
             tied, self.tied, self.tie_fed = self.tied, [], []
-            self._after_lowest(tied)
+            self._after_lowest(tied, in_flight=IN_FLIGHT)
 
     def _receive(self, rank: int) -> None:
         seat = self.to_receive.pop(0)
@@ -217,7 +222,7 @@ class GoblinPoker(Game):
         # Chosen in secret, turned over together: only now do they enter the stacks.
         for seat in self.seats:
             self.low.feed(self.chosen[seat])
-        self.low.settle_if_stuck(self.shoe)
+        self.low.settle_if_stuck(len(self.shoe))
         if self.low.winner is not None:
             self._start_round(self.low.winner)
 
@@ -229,10 +234,10 @@ class GoblinPoker(Game):
         self.tie_then = then
         self._after_lowest(self.live)
 
-    def _after_lowest(self, among) -> None:
+    def _after_lowest(self, among, in_flight: int = 0) -> None:
         low = min(stack_key(self.stacks[s]) for s in among)
         tied = [s for s in self.seats if s in among and stack_key(self.stacks[s]) == low]
-        if len(tied) > 1 and len(self.shoe) and self._can_break(tied):
+        if len(tied) > 1 and len(self.shoe) > in_flight:
             self.tied = tied
             return
         # A tie no card can break: the tied seat first from the dealer's left (RULINGS).
@@ -241,9 +246,6 @@ class GoblinPoker(Game):
             self.to_receive = clockwise_from(self.seats, lowest, self.live)
         else:
             self._start_round(lowest)
-
-    def _can_break(self, tied) -> bool:
-        return all(any(self.shoe.remaining[r] for r in RANKS if r not in self.stacks[s]) for s in tied)
 
     def _start_round(self, lowest: int) -> None:
         self.rounds += 1

@@ -20,6 +20,7 @@ from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
 from .cards import LowCard, Shoe
 from .errors import IllegalAction
 from .secret_hands import (
+    IN_FLIGHT,
     Purse,
     SecretOptions,
     check_table,
@@ -98,7 +99,7 @@ class Hawthorn(Game):
         seat, price = self.turn, self.fold_price
         if self.round == DECK or (not self.hands[seat] and self.options.empty_hand == HIT):
             if not len(self.shoe):
-                # The dealer refills an empty shoe from the discards (Game.recycle) before a hit.
+                # A spent shoe: a game is dealt from one deck, so the only way on is to fold.
                 return DecisionDue(seat, (Move.FOLD,), fold_price=price, choices=(("fold",),))
             return DecisionDue(seat, (Move.HIT, Move.FOLD), fold_price=price, choices=(("hit",), ("fold",)))
         if not self.hands[seat]:
@@ -128,7 +129,7 @@ class Hawthorn(Game):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self._start_if_decided()
+            self._start_if_decided(IN_FLIGHT)
         else:
             self.hit_due = False
             self._receive(self.turn, rank)
@@ -166,8 +167,8 @@ class Hawthorn(Game):
             self.low.feed(self.chosen[seat])
         self._start_if_decided()
 
-    def _start_if_decided(self) -> None:
-        self.low.settle_if_stuck(self.shoe)
+    def _start_if_decided(self, in_flight: int = 0) -> None:
+        self.low.settle_if_stuck(len(self.shoe) - in_flight)
         if self.low.winner is not None:
             self.button = self.turn = self.low.winner
 

@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
 from .cards import LowCard, Shoe
 from .errors import IllegalAction
-from .secret_hands import Purse, SecretOptions, check_table, clockwise_from, hands_for, lowest_in_play
+from .secret_hands import (
+    IN_FLIGHT,
+    Purse,
+    SecretOptions,
+    check_table,
+    clockwise_from,
+    hands_for,
+    lowest_in_play,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 DOWN_CARDS = 2  # dealt face down before the one upcard
@@ -160,7 +168,7 @@ class Regent(Game):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(self.shoe)
+            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
             self.turn = self.low.winner
         else:
             why, seat = self.card_due

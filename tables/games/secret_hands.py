@@ -18,6 +18,9 @@ from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
 ROTATION, PACKETS = "rotation", "packets"
+# While a game's `_deal` runs, the card it is given is still counted in the shoe (Game.deal takes
+# it afterwards): the cards left behind it are one fewer.
+IN_FLIGHT = 1
 DEALS = (ROTATION, PACKETS)
 
 

@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
 from .cards import LowCard, Shoe
 from .errors import IllegalAction
-from .secret_hands import Purse, SecretOptions, check_table, clockwise_from, deal_order, hands_for, is_units
+from .secret_hands import (
+    IN_FLIGHT,
+    Purse,
+    SecretOptions,
+    check_table,
+    clockwise_from,
+    deal_order,
+    hands_for,
+    is_units,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 HAND_SIZE = 5
@@ -83,7 +92,7 @@ class TrollGuts(Game):
     def _decision(self) -> DecisionDue:
         seat = self.turn
         targets = self.steal_targets(seat)
-        # An empty shoe is refilled from the discards before anyone draws (Game.recycle).
+        # Nobody draws from a spent shoe: a game is dealt from one deck.
         moves = [Move.DRAW] * bool(len(self.shoe)) + [Move.STEAL] * bool(targets)
         if self.hands[seat] and self.purse.left[seat] >= self.options.buy_price:
             moves.append(Move.BUY)
@@ -120,7 +129,7 @@ class TrollGuts(Game):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(self.shoe)
+            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
             self.turn = self.low.winner
         else:
             self.draw_due = False
@@ -148,7 +157,9 @@ class TrollGuts(Game):
         order = clockwise_from(self.seats, seat, self.live)
         self.turn = next((s for s in order[1:] if s not in self.out), seat)
         self.live = [s for s in self.live if s not in self.out]
-        if len(self.live) == 1:
+        if len(self.live) == 1 or not self._decision().moves:
+            # The last one standing wins; a player who can neither draw (the shoe is spent: a game
+            # is never reshuffled) nor steal nor buy ends the game, the players still in splitting.
             self._finished = Finished(self.purse.settle(self.live, self._result()))
 
     def _result(self) -> dict:

@@ -231,6 +231,11 @@ def check_hand(table: Table, game, inputs, put_back) -> None:
     assert again.settlement == settlement
     assert again.cards_used == len(cards)
     assert again.transcript == tuple(game.transcript)
+    # a physical table never sees a face-down card until it is revealed: the hand replays from that
+    if any(event.face_down for event in game.transcript if isinstance(event, CardEvent)):
+        public = [None if e.face_down else e.rank for e in game.transcript if isinstance(e, CardEvent)]
+        unseen = replay(table.game, seats, stakes, public, decisions, table.options, carry)
+        assert unseen.settlement == settlement
 
 
 @pytest.mark.parametrize("table", TABLES, ids=str)

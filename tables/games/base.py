@@ -287,21 +287,15 @@ class Game:
         if not isinstance(due, CardDue):
             raise IllegalAction(f"No card is due: the game expects {due.describe()}.")
         if due.pile:
-            # A card from the game's own pile left the shoe long ago: the game checks it.
-            self._check_pile(rank)
-            self._deal(rank)
-            self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, pile=True))
-            return
-        if rank is None and due.face_down:
+            self._check_pile(rank)  # it left the shoe long ago: only the game knows its pile
+        elif rank is None and due.face_down:
             self.shoe.hide()
         else:
             self.shoe.check(rank)
-            self._deal(rank)
+        self._deal(rank)
+        if rank is not None and not due.pile:
             self.shoe.take(rank)
-            self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, due.face_down))
-            return
-        self._deal(None)
-        self.transcript.append(CardEvent(None, due.to, due.why, due.seat, True))
+        self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, due.face_down, due.pile))
 
     def act(self, action: Action | tuple) -> None:
         """Apply a decision for the seat due; raise IllegalAction if not legal now."""

@@ -44,7 +44,9 @@ PENETRATION = 0.8  # RULINGS: the cut card sits at 0.8 of 55 x D cards from the 
 CHUNK_HANDS = 20_000  # fast-path hands per work unit: large enough to hide process overhead
 SLOW_CHUNK_HANDS = 2_000  # the same for the checked engine and the luck-adjusted path (~0.2 s each)
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
-GAMES = ("rocket", "blackstone", "starboard", "pairs")
+# The secret-hand games, dealt by a system shoe that names every face-down card.
+SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
+GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS)
 
 
 # -- shoes -------------------------------------------------------------------
@@ -244,6 +246,8 @@ def random_legal(rng: random.Random) -> Choose:
     a Continuous Pairs fold takes any card it may."""
 
     def choose(game, due: DecisionDue) -> tuple:
+        if due.choices:
+            return rng.choice(due.choices)
         move = rng.choice(due.moves)
         if move is Move.TAKE:
             top = due.min_take if due.max_take is None else min(due.max_take, due.min_take + 2)
@@ -260,6 +264,8 @@ def cautious(rng: random.Random) -> Choose:
     quiet = (Move.FOLD, Move.LOCK)
 
     def choose(game, due: DecisionDue) -> tuple:
+        if due.choices:
+            return _cautious_choice(rng, due.choices, quiet)
         careful = [m for m in due.moves if m in quiet]
         bold = [m for m in due.moves if m not in quiet]
         move = rng.choice(careful) if careful and (not bold or rng.random() < 0.25) else bold[0]
@@ -270,6 +276,14 @@ def cautious(rng: random.Random) -> Choose:
         return (move.value,)
 
     return choose
+
+
+def _cautious_choice(rng: random.Random, choices, quiet) -> tuple:
+    """A secret-hand decision: a quiet move a quarter of the time, else the lowest card named (or
+    the first bold move listed: a hit, a draw)."""
+    careful = [c for c in choices if c[0] in quiet]
+    bold = sorted((c for c in choices if c[0] not in quiet), key=lambda c: (len(c) > 1, c[1:]))
+    return rng.choice(careful) if careful and (not bold or rng.random() < 0.25) else bold[0]
 
 
 POT_STRATEGIES: dict[str, Callable[[random.Random], Choose]] = {"random": random_legal, "cautious": cautious}
@@ -297,7 +311,10 @@ def play_checked(game, shoe: SimShoe, choose: Choose, watch_returns: bool = Fals
     10s) are put back in the simulated shoe too."""
     while True:
         due = game.next
-        if due.__class__ is CardDue:
+        if due.__class__ is CardDue and due.pile:
+            # Goblin Poker's pitched cards, shuffled: each card of the pile equally likely.
+            game.deal(shoe.rng.choice(due.ranks))
+        elif due.__class__ is CardDue:
             if watch_returns:
                 _deal_watching(game, shoe)
             else:
@@ -566,6 +583,7 @@ class Report:
                 f"games per second {t.games / self.seconds if self.seconds else math.inf:,.1f}",
                 f"average pot per game {pot.mean:.3f} +/- {pot.half_width:.3f} units (95% CI)",
                 f"average won by the winners per game {won:.3f} units",
+                f"house's collection per game {t.house / max(t.games, 1):.3f} units",
             ]
         return out
 
@@ -774,7 +792,27 @@ def blackstone_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         settlement = play_checked(game, shoe, choose, watch_returns=True)
         shoe.end_hand()
         carry = settlement.carry_out
-        _count(tally, game)
+        _count(tally, game, settlement.deltas["house"])
+        _count_money(tally, settlement)
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
+def secret_hands_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
+    """Secret-hand games, each from a freshly shuffled deck whose burn the engine is told of; the
+    house's collection is counted per game."""
+    seats, shoe, choose = _pot_table(spec, index)
+    stakes = dict.fromkeys(seats, spec.chips)
+    tally, carry = Tally(), 0
+    for _ in range(hands):
+        shoe.shuffle()
+        game = new_game(spec.game, seats, stakes, spec.options, carry)
+        for rank in shoe.discards:
+            game.burn(rank)
+        settlement = play_checked(game, shoe, choose)
+        shoe.end_hand()
+        carry = settlement.carry_out
+        _count(tally, game, settlement.deltas["house"])
         _count_money(tally, settlement)
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally
@@ -792,7 +830,7 @@ def starboard_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         settlement = play_checked(game, shoe, choose)
         shoe.end_hand()
         carry = settlement.carry_out
-        _count(tally, game)
+        _count(tally, game, settlement.deltas["house"])
         _count_money(tally, settlement)
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally
@@ -840,6 +878,7 @@ def _pairs_game(
 
 POT_CHUNKS: dict[str, Callable[[RunSpec, int, int], Tally]] = {
     "blackstone": blackstone_chunk,
+    **dict.fromkeys(SECRET_HANDS, secret_hands_chunk),
     "starboard": starboard_chunk,
     "pairs": pairs_chunk,
 }

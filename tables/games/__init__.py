@@ -1,4 +1,4 @@
-"""The rules engine: Rocket, Blackstone, Starboard and Pairs as state machines.
+"""The rules engine: Rocket, Blackstone, Starboard, Pairs and the secret-hand games as state machines.
 
 Pure Python: nothing here imports Django, reads a clock, draws a random number
 or does I/O. A live table and a simulation drive the same games; a hand is

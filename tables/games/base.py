@@ -30,16 +30,35 @@ class Move(StrEnum):
     DRAW = "draw"  # Starboard: pay the fee, one card to the common hand
     LOCK = "lock"  # Starboard
     EIGHT = "eight"  # Pieces of Eight: discard an 8, take two cards
+    # Secret-hand games: moves that name ranks leaving a hand (a reveal) or a target seat.
+    CHOOSE = "choose"  # Hawthorn, Goblin Poker: the first card, chosen in secret, revealed together
+    PLAY = "play"  # Hawthorn: a card from the hand to the stack
+    PITCH = "pitch"  # Goblin Poker: a card from the hand, face down, to the pitched pile
+    DISCARD = "discard"  # Monster: zero to three cards, face down, to the Monster
+    SHOW = "show"  # Monster: the kept hand at the showdown
+    STEAL = "steal"  # Troll Guts: the top downcard of another player's stack
+    BUY = "buy"  # Troll Guts: pay a coin, the top downcard of your own stack
+    ATTACK = "attack"  # Regent: a card from the deck onto a target's stack
+    GIFT = "gift"  # Regent: a card from the hand onto a target's stack
+    SEE = "see"  # Regent: the target's face-down cards revealed
+
+
+# Moves whose record names a target seat first (then any ranks), and moves whose record is ranks.
+TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE})
+NAMING = frozenset({Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY})
 
 
 @dataclass(frozen=True)
 class Action:
     """One decision. `count` is Blackstone's k; `card` is the (seat, rank) a
-    Continuous Pairs fold takes."""
+    Continuous Pairs fold takes; `target` is the seat a secret-hand move aims at;
+    `ranks` are the ranks it reveals (None where it reveals nothing)."""
 
     move: Move
     count: int | None = None
     card: tuple[int, int] | None = None
+    target: int | None = None
+    ranks: tuple[int | None, ...] | None = None
 
     @classmethod
     def parse(cls, record: Action | tuple | list) -> Action:
@@ -55,6 +74,12 @@ class Action:
                 f"Unknown decision {record[0]!r}; expected one of {', '.join(Move)}."
             ) from None
         rest = tuple(record[1:])
+        if move in TARGETED:
+            if not rest:
+                raise IllegalAction(f"A {move} names the seat it aims at.")
+            return cls(move, target=rest[0], ranks=rest[1:] or None)
+        if move in NAMING:
+            return cls(move, ranks=rest)
         if move is Move.TAKE and len(rest) == 1:
             return cls(move, count=rest[0])
         if move is Move.FOLD and len(rest) == 2:
@@ -64,6 +89,10 @@ class Action:
         return cls(move)
 
     def as_record(self) -> tuple:
+        if self.move in TARGETED:
+            return (self.move.value, self.target, *(self.ranks or ()))
+        if self.move in NAMING:
+            return (self.move.value, *(self.ranks or ()))
         if self.count is not None:
             return (self.move.value, self.count)
         if self.card is not None:
@@ -79,11 +108,16 @@ SEAT, DEALER, COMMON, CENTRE, DISCARD = "seat", "dealer", "common", "centre", "d
 class CardDue:
     """The game waits for a card. `to` is SEAT (with `seat`), DEALER, COMMON or
     CENTRE; `why` says what the card is for: "deal", "tiebreak", "hit", "take",
-    "draw", "replace", "eight"."""
+    "draw", "replace", "eight". A `face_down` card goes into a hidden hand: a
+    physical table deals it as None (rank unknown until revealed), a system shoe
+    names it."""
 
     to: str
     why: str
     seat: int | None = None
+    face_down: bool = False
+    pile: bool = False  # from the game's own pile (Goblin Poker's pitched cards), not the shoe
+    ranks: tuple[int, ...] = ()  # the pile's cards (each one listed), where the game knows them
 
     def describe(self) -> str:
         who = f"seat {self.seat}" if self.to == SEAT else f"the {self.to}"
@@ -96,7 +130,9 @@ class DecisionDue:
 
     `min_take`/`max_take` bound Blackstone's k; `fold_price` is what a fold
     costs now (units, where the game has one); `fold_cards` lists the (seat,
-    rank) cards a Continuous Pairs fold may take.
+    rank) cards a Continuous Pairs fold may take. `choices` lists every legal
+    decision as a record where a secret-hand game can tell them all (it knows the
+    hand); empty where it cannot (a hand dealt face down at a physical table).
     """
 
     seat: int
@@ -105,6 +141,7 @@ class DecisionDue:
     max_take: int | None = None
     fold_price: int | None = None
     fold_cards: tuple[tuple[int, int], ...] = ()
+    choices: tuple[tuple, ...] = ()
 
     def describe(self) -> str:
         return f"a decision from seat {self.seat} ({' or '.join(self.moves)})"
@@ -173,10 +210,14 @@ class Finished:
 
 @dataclass(frozen=True)
 class CardEvent:
-    rank: int
+    """A card dealt; `rank` is None for a face-down card whose rank nobody saw."""
+
+    rank: int | None
     to: str
     why: str
     seat: int | None = None
+    face_down: bool = False
+    pile: bool = False
 
 
 @dataclass(frozen=True)
@@ -237,15 +278,24 @@ class Game:
     def finished(self) -> bool:
         return isinstance(self.next, Finished)
 
-    def deal(self, rank: int) -> None:
-        """Feed the card that left the shoe; raise IllegalAction if none is due."""
+    def deal(self, rank: int | None) -> None:
+        """Feed the card that left the shoe; raise IllegalAction if none is due.
+
+        A face-down card (`due.face_down`) may be None: its rank stays possible
+        in the shoe (`Shoe.hide`) until a reveal names it (`Hand.reveal`)."""
         due = self.next
         if not isinstance(due, CardDue):
             raise IllegalAction(f"No card is due: the game expects {due.describe()}.")
-        self.shoe.check(rank)
+        if due.pile:
+            self._check_pile(rank)  # it left the shoe long ago: only the game knows its pile
+        elif rank is None and due.face_down:
+            self.shoe.hide()
+        else:
+            self.shoe.check(rank)
         self._deal(rank)
-        self.shoe.take(rank)
-        self.transcript.append(CardEvent(rank, due.to, due.why, due.seat))
+        if rank is not None and not due.pile:
+            self.shoe.take(rank)
+        self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, due.face_down, due.pile))
 
     def act(self, action: Action | tuple) -> None:
         """Apply a decision for the seat due; raise IllegalAction if not legal now."""
@@ -289,6 +339,9 @@ class Game:
 
     def _deal(self, rank: int) -> None:
         raise NotImplementedError
+
+    def _check_pile(self, rank: int) -> None:
+        raise IllegalAction("This game deals no card from a pile of its own.")
 
     def _act(self, action: Action) -> None:
         raise NotImplementedError

@@ -64,10 +64,75 @@ class Shoe:
         self.check(rank)
         self.remaining[rank] -= 1
 
+    def hide(self) -> None:
+        """A card left face down with its rank unseen (a physical table's hidden deal)."""
+        if not len(self):
+            raise IllegalAction("The shoe is empty: there is no card left to deal face down.")
+        self.unseen += 1
+
     def put_back(self, rank: int) -> None:
         if self.remaining[rank] >= self.full[rank]:
             raise IllegalAction(f"Every {rank} is already in the shoe; none can be put back.")
         self.remaining[rank] += 1
+
+
+class Hand:
+    """A player's face-down cards, as the engine knows them.
+
+    A system shoe deals each card with its rank (`known`); a physical table
+    deals it as None (`unknown` counts them), so its rank stays possible in the
+    shoe until it is revealed. A reveal names a rank: a known card must be
+    there (the shoe's committed order), an unknown one must be a rank the shoe
+    could still have given, and the shoe then counts it as seen.
+    """
+
+    def __init__(self) -> None:
+        self.known: list[int] = []
+        self.unknown = 0
+
+    def __len__(self) -> int:
+        return len(self.known) + self.unknown
+
+    def __repr__(self) -> str:
+        return f"Hand(known={sorted(self.known)!r}, unknown={self.unknown})"
+
+    def add(self, rank: int | None) -> None:
+        if rank is None:
+            self.unknown += 1
+        else:
+            self.known.append(rank)
+
+    def check_reveal(self, ranks, shoe: Shoe, owner: str = "The hand") -> None:
+        """Raise IllegalAction unless this hand could hold every one of `ranks` together."""
+        known = list(self.known)
+        unknown, seen = self.unknown, [0] * len(shoe.remaining)
+        for rank in ranks:
+            check_rank(rank)
+            if rank in known:
+                known.remove(rank)
+            elif unknown and shoe.remaining[rank] > seen[rank]:
+                unknown, seen[rank] = unknown - 1, seen[rank] + 1
+            elif not self.unknown:
+                raise IllegalAction(f"{owner} holds no {rank}: it holds {sorted(self.known)}.")
+            else:
+                raise IllegalAction(f"{owner} cannot hold another {rank}: every {rank} is accounted for.")
+
+    def reveal(self, rank: int, shoe: Shoe) -> None:
+        """Take `rank` out of the hand (checked with `check_reveal` first)."""
+        if rank in self.known:
+            self.known.remove(rank)
+        else:
+            self.unknown -= 1
+            shoe.unseen -= 1
+            shoe.remaining[rank] -= 1
+
+    def reveal_all(self, ranks, shoe: Shoe) -> None:
+        for rank in ranks:
+            self.reveal(rank, shoe)
+
+    def choices(self) -> tuple[int, ...]:
+        """The distinct ranks a fully known hand could reveal; empty while any card is unknown."""
+        return () if self.unknown else tuple(sorted(set(self.known)))
 
 
 def natural(rank: int) -> int:
@@ -128,6 +193,16 @@ class LowCard:
         if len(self._cards) == len(self._round):
             self._close_round()
         return True
+
+    def settle_if_stuck(self, cards_left: int) -> None:
+        """A tie no card can break, no card being left in the shoe (`cards_left`): the tied seat
+        met first clockwise from the dealer's left starts (RULINGS.md, "Tables, seats and
+        games"). The secret-hand games call it. They judge by the cards physically left, not by
+        the ranks the shoe could hold: with hands dealt face down a physical table cannot know
+        those, and a hand must replay the same from what was revealed. Pairing cards are dealt
+        and replaced until then; discards are not recycled into a tie-break."""
+        if self.winner is None and self.is_tiebreak and cards_left <= 0:
+            self.winner = self._round[0]
 
     def _close_round(self) -> None:
         low = min(self.key(r) for r in self._cards.values())

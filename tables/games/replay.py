@@ -20,17 +20,24 @@ class Replay:
 
 def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
+    from .goblin_poker import GoblinPoker
+    from .hawthorn import Hawthorn
+    from .monster import Monster
     from .pairs import Pairs
+    from .regent import Regent
     from .rocket import Rocket
     from .starboard import Starboard
+    from .troll_guts import TrollGuts
 
-    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs)}
+    secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
+    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
 
 
 def new_game(
     game: str, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state
 ) -> Game:
-    """Start a game by name ("rocket", "blackstone", "starboard", "pairs").
+    """Start a game by name ("rocket", "blackstone", "starboard", "pairs", or a secret-hand game:
+    "hawthorn", "goblin_poker", "monster", "regent", "troll_guts").
 
     `state` passes game-specific facts that are not house rules (for example
     the cards a Continuous Pairs game still has in play); see each game.
@@ -59,7 +66,8 @@ def replay(
     `seats` are the seat numbers playing, clockwise from the dealer's left;
     `stakes` maps each seat to its Rocket bet or, for pot games, the chips in
     front of it (for Pairs: its score going in); `cards` are the ranks in the
-    order they were revealed; `decisions` are tuples such as ("hit",),
+    order they were revealed (None for a card dealt face down that nobody saw:
+    the secret-hand games' reveals then name it); `decisions` are tuples such as ("hit",),
     ("take", 3) in the order they were made; `carry` is the pot carried in.
     Cards left over once the hand is finished are not used (`cards_used` says
     how many were); a decision left over, or a record that ends before the hand

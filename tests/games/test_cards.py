@@ -2,7 +2,7 @@
 
 import pytest
 
-from tables.games.cards import DECK_SIZE, RANKS, LowCard, Shoe, check_rank, composition
+from tables.games.cards import DECK_SIZE, RANKS, Hand, LowCard, Shoe, check_rank, composition
 from tables.games.errors import IllegalAction
 
 
@@ -202,3 +202,29 @@ def test_face_down_cards_leave_the_shoe_but_not_the_possible_ranks():
     assert shoe.remaining[10] == 10
     shoe.take(10)
     assert len(shoe) == 49
+
+
+def test_a_tie_no_card_can_break_goes_to_the_tied_seat_first_from_the_dealers_left():
+    stacks = {1: [], 2: [], 3: []}
+    low = LowCard([1, 2, 3], stacks)
+    for rank in (5, 1, 1):
+        low.feed(rank)
+    low.settle_if_stuck(1)
+    assert low.winner is None  # a card is left to deal
+
+    low.settle_if_stuck(0)
+
+    assert low.winner == 2
+
+
+def test_a_hidden_hand_reveals_only_ranks_the_shoe_could_still_hold():
+    shoe, hand = Shoe(1), Hand()
+    shoe.hide()
+    hand.add(None)
+    shoe.take(1)
+
+    with pytest.raises(IllegalAction, match="cannot hold another 1"):
+        hand.check_reveal([1], shoe)
+    hand.check_reveal([7], shoe)
+    hand.reveal(7, shoe)
+    assert (len(hand), shoe.unseen, shoe.remaining[7]) == (0, 0, 6)

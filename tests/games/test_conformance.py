@@ -82,6 +82,17 @@ TABLES = [
         (2, 8),
         (0, 5),
     ),
+    # The secret-hand games (issue 20), dealt from a system shoe that names every face-down card.
+    Table("hawthorn", {}, (2, 6), (1, 30), carry=True),
+    Table("hawthorn", {"empty_hand": "hit", "deal": "packets", "collection": "fee"}, (2, 6), (2, 40)),
+    Table("troll_guts", {}, (3, 6), (1, 30), carry=True),
+    Table("regent", {}, (2, 2), (0, 30)),
+    Table("goblin_poker", {}, (3, 8), (1, 40), carry=True),
+    Table("monster", {}, (4, 8), (2, 40), carry=True),
+    Table("monster", {"ante": 3, "penalty": 2, "deal": "packets", "collection": "fee"}, (4, 8), (4, 30)),
+    Table("goblin_poker", {"two_survivors": "split", "collection": "fee"}, (3, 8), (2, 40)),
+    Table("regent", {"ante": 1, "deal": "packets"}, (3, 6), (1, 40), carry=True),
+    Table("troll_guts", {"steal_own": True, "buy_price": 2, "rake_percent": 50}, (3, 6), (1, 30)),
 ]
 
 
@@ -110,6 +121,9 @@ def snapshot(game) -> dict:
 
 
 def legal_decision(due: DecisionDue, rnd: random.Random) -> tuple:
+    if due.choices:
+        # A secret-hand game that knows the hand lists every legal decision.
+        return rnd.choice(due.choices)
     move = rnd.choice(due.moves)
     if move is Move.TAKE:
         top = due.min_take + TAKE_SPAN - 1 if due.max_take is None else min(due.max_take, due.min_take + 3)
@@ -123,6 +137,9 @@ def illegal_steps(game, due, rnd: random.Random) -> list:
     """Steps the rules forbid now: each is a callable that must raise IllegalAction."""
     steps = [lambda: game.deal(0), lambda: game.deal(11)]
     empty = [rank for rank in RANKS if game.shoe.remaining[rank] == 0]
+    if isinstance(due, CardDue) and due.pile:
+        # A card from the game's own pile (Goblin Poker) can be only what the pile holds.
+        empty = [rank for rank in RANKS if rank not in due.ranks]
     if empty:
         steps.append(lambda: game.deal(rnd.choice(empty)))
     if isinstance(due, CardDue):
@@ -178,14 +195,18 @@ def play(table: Table, rnd: random.Random, illegal_rate: float):
             return game, (seats, stakes, carry), put_back
         if isinstance(due, CardDue):
             before = list(game.shoe.remaining)
-            rank = draw(before, rnd)
+            rank = rnd.choice(due.ranks) if due.pile else draw(before, rnd)
             game.deal(rank)
             for r in RANKS:
                 # The game put cards back in the shoe (Blackstone's extra 10s): they may come out again.
-                put_back[r] += max(0, game.shoe.remaining[r] - before[r] + (r == rank))
+                put_back[r] += max(0, game.shoe.remaining[r] - before[r] + (r == rank and not due.pile))
         else:
             decision = legal_decision(due, rnd)
+            before = list(game.shoe.remaining)
             game.act(decision)
+            for r in RANKS:
+                # A decision that ends a Monster round shuffles the whole deck again.
+                put_back[r] += max(0, game.shoe.remaining[r] - before[r])
             assert game.transcript[-1] == DecisionEvent(due.seat, Action.parse(decision))
     raise AssertionError(f"{table} did not finish in {MAX_STEPS} steps")
 
@@ -200,14 +221,21 @@ def check_hand(table: Table, game, inputs, put_back) -> None:
     assert settlement.carry_out == carry + settlement.deltas.get("carry", 0)
     # no rank dealt more often than the shoe holds (plus what the game put back)
     cards = [event.rank for event in game.transcript if isinstance(event, CardEvent)]
+    # A pile card (Goblin Poker's pitched cards) was counted when it left the shoe.
+    shoe_cards = [e.rank for e in game.transcript if isinstance(e, CardEvent) and not e.pile]
     for rank in RANKS:
-        assert cards.count(rank) <= game.shoe.full[rank] + put_back[rank], f"too many {rank}s dealt"
+        assert shoe_cards.count(rank) <= game.shoe.full[rank] + put_back[rank], f"too many {rank}s dealt"
     # replaying the transcript gives the same settlement
     decisions = [event.action.as_record() for event in game.transcript if isinstance(event, DecisionEvent)]
     again = replay(table.game, seats, stakes, cards, decisions, table.options, carry)
     assert again.settlement == settlement
     assert again.cards_used == len(cards)
     assert again.transcript == tuple(game.transcript)
+    # a physical table never sees a face-down card until it is revealed: the hand replays from that
+    if any(event.face_down for event in game.transcript if isinstance(event, CardEvent)):
+        public = [None if e.face_down else e.rank for e in game.transcript if isinstance(e, CardEvent)]
+        unseen = replay(table.game, seats, stakes, public, decisions, table.options, carry)
+        assert unseen.settlement == settlement
 
 
 @pytest.mark.parametrize("table", TABLES, ids=str)

@@ -210,3 +210,18 @@ def test_a_hand_that_wants_a_card_when_every_card_is_on_the_table_or_held_is_aba
     # and abandoning the hand gathers every card for a fresh shuffle
     shoe.abandon()
     assert Counter(shoe.order) == Counter({r: r for r in RANKS}) and shoe.held == []
+
+
+@pytest.mark.parametrize("game", ["hawthorn", "goblin_poker", "monster", "regent", "troll_guts"])
+@pytest.mark.parametrize("strategy", ["random", "cautious"])
+def test_the_secret_hand_games_run_with_named_strategies_and_report_the_house(game, strategy):
+    options = {"rake_percent": 10}
+    report = run(
+        RunSpec(game=game, players=4, hands=40, seed=2, workers=1, strategy=strategy, options=options)
+    )
+
+    assert report.tally.games == 40 and report.tally.decisions > 0
+    # the pot is raked at 10%, capped at 10: the house's collection is that of each game's pot
+    assert 0 < report.tally.house <= report.tally.pot // 10
+    lines = "\n".join(report.lines())
+    assert "average pot" in lines and "decisions per hand" in lines and "house's collection" in lines

@@ -66,3 +66,29 @@ def test_simulate_a_pot_game_prints_the_average_pot(game):
 def test_an_unknown_strategy_is_refused():
     with pytest.raises(CommandError, match="Unknown Rocket strategy"):
         simulate("--hands", "10", "--strategy", "yolo", "--workers", "1")
+
+
+@pytest.mark.parametrize("game", ["hawthorn", "goblin_poker", "monster", "regent", "troll_guts"])
+def test_simulate_a_secret_hand_game_prints_pot_length_and_the_house_collection(game):
+    text = simulate(
+        "--game",
+        game,
+        "--players",
+        "4",
+        "--hands",
+        "30",
+        "--strategy",
+        "cautious",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--options",
+        '{"collection": "fee", "fee": 2}',
+    )
+
+    assert re.search(r"average pot per game [\d.]+ \+/- [\d.]+ units", text)
+    assert re.search(r"cards per hand [\d.]+, decisions per hand [\d.]+", text)
+    collected = re.search(r"house's collection per game ([\d.]+) units", text)
+    # a fee of 2 from each of the 4 players dealt into every game
+    assert collected and float(collected.group(1)) == 8

@@ -5,8 +5,10 @@ account makes, fits the database's 64-bit integers (a BigIntegerField holds up t
 - `MAX_AMOUNT` bounds one amount that staff type or a device sends: a buy-in, a fill or a credit, a
   table count (chips of each value times the value, summed), a cash-out corrected to the chips the
   player took. A bet is bounded tighter still, by its table's maximum (a 32-bit column).
-- `MAX_BALANCE` bounds what one ledger account may hold, or owe (the cage and the patrons run
-  negative): a fill that would take the cage or a tray past it is refused (`ledger_post`).
+- `MAX_BALANCE` bounds what one cached ledger account may hold: a fill that would take a tray past
+  it is refused (`ledger_post`). The casino-wide accounts (the cage and the patrons, which run
+  negative, and the count variance) keep no cached balance and are not locked by a post (issue 17);
+  each of their lines is bounded by `MAX_AMOUNT`, so their sums fit for millions of the largest.
 
 Room for sums: 2**63 / MAX_AMOUNT is about 9.2 million amounts of the largest size, and 2**63 /
 MAX_BALANCE about 9,200 full accounts, before a sum could overflow. That matters on SQLite, whose

@@ -13,6 +13,7 @@ from casino.admin_csv import CsvExportMixin
 from casino.admin_scope import CasinoScoped
 
 from .models import Account, Chain, Posting, Seal, Transaction
+from .services import account_balance
 
 
 class ReadOnly:
@@ -111,7 +112,7 @@ class PostingAdmin(RecordAdmin):
 @admin.register(Account)
 class AccountAdmin(RecordAdmin):
     casino_paths = ("casino",)
-    list_display = ["code", "kind", "label", "table", "balance", "floor"]
+    list_display = ["code", "kind", "label", "table", "held", "floor"]
     list_filter = [
         "kind",
         ("casino", admin.RelatedOnlyFieldListFilter),
@@ -120,6 +121,11 @@ class AccountAdmin(RecordAdmin):
     ]
     list_select_related = ["table"]
     search_fields = ["code", "label"]
+
+    @admin.display(ordering="balance", description="balance")
+    def held(self, account):
+        """The cached balance, or the postings' sum for an account that keeps none (the cage)."""
+        return account.balance if account.cached else account_balance(account)
 
 
 @admin.register(Chain)

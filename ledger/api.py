@@ -15,6 +15,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from ledger.models import Account, Posting, Transaction
+from ledger.services import account_balance
 from tables.api.permissions import ReadsTheLedger
 from tables.api.serializers import MAX_BIGINT, DetailSerializer
 from tables.selectors import in_casinos_seen, sees_every_table, tables_visible_to
@@ -67,9 +68,15 @@ class TransactionSerializer(serializers.ModelSerializer):
 
 
 class AccountSerializer(serializers.ModelSerializer):
+    balance = serializers.SerializerMethodField(help_text="Units held (an account that keeps no cached "
+                                                "balance, such as the cage, is summed from its postings).")
+
     class Meta:
         model = Account
         fields = ["id", "code", "kind", "label", "casino", "table", "ref", "floor", "balance"]
+
+    def get_balance(self, account: Account) -> int:
+        return account.balance if account.cached else account_balance(account)
 
 
 # An id filter: positive, and no larger than the database holds (a larger one would be a 500).

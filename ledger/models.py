@@ -210,7 +210,10 @@ class Account(models.Model):
     code = models.CharField(max_length=60, unique=True)
     label = models.CharField(max_length=100, blank=True, help_text='What staff call it, e.g. "Seat 3".')
     floor = models.BigIntegerField(null=True, blank=True, help_text="Lowest balance allowed; empty: none.")
-    balance = models.BigIntegerField(default=0)
+    # Empty for a casino-wide account without a floor (the cage, the patrons, the count variance): its
+    # balance is the sum of its postings. A cached one would be a row every table's buy-ins, cash-outs,
+    # fills and credits lock until commit, so the whole floor would wait on it (issue 17).
+    balance = models.BigIntegerField(null=True, blank=True, default=0)
 
     class Meta:
         constraints = [
@@ -218,10 +221,20 @@ class Account(models.Model):
                 condition=Q(floor__isnull=True) | Q(balance__gte=F("floor")),
                 name="account_balance_above_floor",
             ),
+            models.CheckConstraint(
+                condition=Q(balance__isnull=False) | Q(table__isnull=True, floor__isnull=True),
+                name="account_balance_cached_where_checked",
+            ),
         ]
 
     def __str__(self):
         return self.code
+
+    @property
+    def cached(self) -> bool:
+        """Whether `balance` is kept (and the row locked by each post): a table's account, or one
+        with a floor to enforce. The others never hold a figure a post must check."""
+        return self.table_id is not None or self.floor is not None
 
     @property
     def staff_name(self) -> str:

@@ -79,10 +79,11 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
     casino_id = _casino_id(table=table, casino=casino)
+    floor = DEFAULT_FLOORS.get(Kind(kind))
     account, _ = Account.objects.get_or_create(
         code=code,
         defaults={"kind": kind, "casino_id": casino_id, "table": table, "ref": ref,
-                  "floor": DEFAULT_FLOORS.get(Kind(kind)), "label": label},
+                  "floor": floor, "label": label, "balance": 0 if table or floor is not None else None},
     )
     return account
 
@@ -102,7 +103,8 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
 
 
 def account_balance(account: Account) -> int:
-    """The account's balance derived from its postings (not the cached `balance`)."""
+    """The account's balance derived from its postings (not the cached `balance`): the only figure
+    of an account that keeps none (`Account.cached`)."""
     return Posting.objects.filter(account=account).aggregate(total=Coalesce(Sum("amount"), 0))["total"]
 
 
@@ -116,7 +118,10 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
     zero, all of one casino), then, in one database transaction, takes these row locks with
     SELECT ... FOR UPDATE, held until the outermost transaction commits: first the chain's (the
     table's, or the casino's when there is no table), then the accounts' in id order. Every writer
-    takes them in that order, so two posts never wait on each other in a cycle. Under the locks it
+    takes them in that order, so two posts never wait on each other in a cycle. The casino-wide
+    accounts without a floor (the cage, the patrons, the count variance) are neither locked nor
+    cached: nothing about them is checked, and locking them would make every table in the casino
+    wait on one row (issue 17). Under the locks it
     refuses a line that would take an account below its floor (`OverdrawError`), inserts the
     postings, then the transaction (appended to the chain; the database checks the sum as it
     arrives), then updates the cached balances.
@@ -216,14 +221,19 @@ def _casino_id(*, table: Table | None, casino: Casino | None) -> int:
 
 
 def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
-    """Lock the lines' accounts in id order, check floors and the ceiling (MAX_BALANCE either way),
-    and return them with new balances set."""
+    """Lock the lines' cached accounts (`Account.cached`) in id order, check floors and the ceiling
+    (MAX_BALANCE either way), and return them with new balances set.
+
+    An uncached account has no floor, and no ceiling either: each line is bounded by MAX_AMOUNT,
+    so its sum of postings fits 64 bits for millions of the largest amounts (casino/limits.py)."""
     deltas: dict[int, int] = defaultdict(int)
     for line in lines:
-        deltas[line.account.pk] += line.amount
+        if line.account.cached:
+            deltas[line.account.pk] += line.amount
     accounts = list(Account.objects.select_for_update(no_key=True).filter(pk__in=deltas).order_by("pk"))
     by_id = {account.pk: account for account in accounts}
-    for account_id in dict.fromkeys(line.account.pk for line in lines):  # first refusal in line order
+    # The first refusal in line order.
+    for account_id in dict.fromkeys(line.account.pk for line in lines if line.account.pk in deltas):
         account, delta = by_id[account_id], deltas[account_id]
         if account.floor is not None and account.balance + delta < account.floor:
             message = _overdraw_message(account, kind, -delta)

@@ -1,5 +1,5 @@
 """Bad numbers are refused with a sentence and write nothing (issue 15, point 2): a rank off the cards'
-1 to 10, amounts past casino/limits.py's bounds, and a fill that would overflow the cage or a tray."""
+1 to 10, amounts past casino/limits.py's bounds, and a fill that would overflow a tray."""
 
 import pytest
 
@@ -128,7 +128,7 @@ def test_a_fill_request_past_the_largest_amount_writes_nothing(rocket, dana):
     assert records() == before
 
 
-def test_a_fill_that_would_take_the_cage_or_the_tray_past_the_ceiling_is_refused(rocket, pete, monkeypatch):
+def test_a_fill_that_would_take_the_tray_past_the_ceiling_is_refused(rocket, pete, monkeypatch):
     """The ceiling (MAX_BALANCE) is lowered to just above the tray: filling past it is refused."""
     tray = account_get(kind=Account.Kind.TRAY, table=rocket)
     monkeypatch.setattr(ledger.services, "MAX_BALANCE", tray.balance + 100)

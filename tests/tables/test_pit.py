@@ -6,7 +6,7 @@ from django.utils import timezone
 from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Account, Transaction
-from ledger.services import account_get
+from ledger.services import account_balance, account_get
 from tables.models import ApprovalRequest, Game, Signature, Slip, TableCount
 from tables.services import (
     SignatureGiven,
@@ -77,7 +77,8 @@ def test_a_credit_sends_chips_from_the_tray_back_to_the_cage(on_shift, dana, pet
     approval_decide(request=request, by=pete, approve=True, secret="pete-password", key=key())
 
     assert tray(on_shift) == TRAY_OPENING - 3000
-    assert account_get(kind=Account.Kind.CAGE, casino=on_shift.pit.casino).balance == -TRAY_OPENING + 3000
+    cage = account_get(kind=Account.Kind.CAGE, casino=on_shift.pit.casino)
+    assert account_balance(cage) == -TRAY_OPENING + 3000
 
 
 def test_a_wrong_password_signs_nothing_writes_nothing_and_is_logged(on_shift, dana):

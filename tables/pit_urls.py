@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import drop, players, shifts
+from tables.pit import drop, players, rating, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -14,6 +14,12 @@ urlpatterns = [
     path("tables/<int:table_id>/count/", pit.count_page, name="count_form"),
     path("tables/<int:table_id>/tray/", pit.tray_page, name="tray"),
     path("tables/<int:table_id>/settings/", pit.settings_page, name="settings"),
+    path("tables/<int:table_id>/seats/<int:session_id>/rating/", rating.slip_start_view, name="slip_start"),
+    path(
+        "tables/<int:table_id>/seats/<int:session_id>/rating/move/", rating.slip_move_view, name="slip_move"
+    ),
+    path("rating-slips/<int:slip_id>/", rating.slip_page, name="rating_slip"),
+    path("rating-slips/<int:slip_id>/step/", rating.slip_step_view, name="slip_step"),
     path("counts/<int:count_id>/", pit.count_result, name="count"),
     path("approvals/", pit.approvals_page, name="approvals"),
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),

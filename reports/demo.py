@@ -4,6 +4,11 @@ and closed today through the services, so /reports/ shows a table's day by the f
 
 dana is rotated from Rocket 1 to deal the day and back again; pete witnesses the counts, pam
 approves the fill dana asks for. Seeded once: skipped when Rocket 2 has a closing count.
+
+The two players are carded demo players (`casino.demo.DEMO_PLAYERS`), and dana runs a rating slip
+for each through the slip services: Alice Martin's covers every hand; Bruno Keller's is paused for
+the third hand and resumed after it, so the pit's player pages show slips whose figures differ from
+the visit's. Everything happens at the seed's instant, so the slips' time played is nil.
 """
 
 import time
@@ -12,7 +17,7 @@ from ledger.models import Account
 from ledger.services import account_get
 from reports.services.par_sheet import par_sheet_compute
 from tables.games import CardDue
-from tables.models import Game, Pit, SeatSession, Shift, Table, TableCount
+from tables.models import Game, Pit, RatingSlip, SeatSession, Shift, Table, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -31,10 +36,18 @@ from tables.services import (
     tray_fill,
 )
 from tables.services.engine import hand_game
+from tables.services.rating_slips import (
+    rating_slip_close,
+    rating_slip_pause,
+    rating_slip_resume,
+    rating_slip_start,
+)
 
 DAY_TABLE = "Rocket 2"
 DAY_TRAY = 10_000  # units from the cage before the day opens
 DAY_BUY_INS = (2000, 1500)  # two players, seats 1 and 2
+DAY_CARDS = ("1001", "1002")  # Alice Martin at seat 1, Bruno Keller at seat 2
+SLIP_PAUSED_HAND = 2  # Bruno Keller's slip is paused for the hand numbered 2 (from 0)
 DAY_FILL, DAY_CREDIT = {"100": 5}, {"100": 3}  # 500 in, 300 back to the cage
 # A Rocket hand: seat 1 bets 20, hits a 4 after a 5; seat 2 bets 50 and folds a 6 (pays 30); the
 # dealer pairs his 9s and pays seat 1 18: the house wins 12.
@@ -63,18 +76,32 @@ def seed_full_day(pit: Pit, users: dict, passwords: dict) -> None:
     tray_fill(table=table, amount=DAY_TRAY, by=pete, key=f"demo-day-bankroll-{table.pk}")
     _count(table, TableCount.Kind.OPENER, DAY_TRAY, **signed)
     shoe_start(table=table, decks=8, by=pete, key=f"demo-day-shoe-{table.pk}")
-    for seat, buy_in in enumerate(DAY_BUY_INS, start=1):
-        seat_open(table=table, seat=seat, buy_in=buy_in, by=dana, key=f"demo-day-seat-{table.pk}-{seat}")
+    slips = []
+    for seat, (buy_in, card) in enumerate(zip(DAY_BUY_INS, DAY_CARDS, strict=True), start=1):
+        key = f"demo-day-seat-{table.pk}-{seat}"
+        session = seat_open(table=table, seat=seat, buy_in=buy_in, card_number=card, by=dana, key=key)
+        slips.append(rating_slip_start(session=session, by=dana, device="demo", key=f"{key}-slip"))
     for name, ask, chips in (("fill", fill_request, DAY_FILL), ("credit", credit_request, DAY_CREDIT)):
         key = f"demo-day-{name}-{table.pk}"
         request = ask(table=table, denominations=chips, by=dana, secret=passwords["dana"], key=key)
         approval_decide(request=request, by=pam, approve=True, secret=passwords["pam"], key=f"{key}-approved")
     for number in range(DAY_HANDS):
+        _pause_for(slips[1], number, dana)
         _play(table, dana, number)
+    for slip in slips:
+        rating_slip_close(slip=slip, by=dana, device="demo", key=f"demo-day-slip-close-{slip.pk}")
     for session in SeatSession.objects.filter(seat__table=table, ended_at=None):
         seat_close(session=session, by=dana, key=f"demo-day-leave-{session.pk}")
     _count(table, TableCount.Kind.CLOSER, None, **signed)
     shift_rotate(shift=shift, table=back_to, by=pete)
+
+
+def _pause_for(slip: RatingSlip, number: int, dana) -> None:
+    """Pause the slip before hand SLIP_PAUSED_HAND and resume it after (the player stepped away)."""
+    if number == SLIP_PAUSED_HAND:
+        rating_slip_pause(slip=slip, by=dana, device="demo", key=f"demo-day-slip-pause-{slip.pk}")
+    elif number == SLIP_PAUSED_HAND + 1:
+        rating_slip_resume(slip=slip, by=dana, device="demo", key=f"demo-day-slip-resume-{slip.pk}")
 
 
 def _play(table: Table, dana, number: int) -> None:

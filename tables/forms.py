@@ -151,3 +151,11 @@ class CardCorrectionForm(StepForm):
     def signer_given(self) -> SignatureGiven:
         return SignatureGiven(self.cleaned_data["signer"], self.cleaned_data["secret"])
 
+
+
+class SlipStepForm(KeyedForm):
+    """A step of a rating slip at its seat: pause, resume or close (`tables.views.SLIP_STEPS`)."""
+
+    STEPS = [("pause", "Pause"), ("resume", "Resume"), ("close", "Close")]
+
+    step = forms.ChoiceField(label="Rating", choices=STEPS)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import drop, players, shifts
+from tables.pit import drop, players, rating, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -15,6 +15,12 @@ urlpatterns = [
     path("tables/<int:table_id>/tray/", pit.tray_page, name="tray"),
     path("tables/<int:table_id>/settings/", pit.settings_page, name="settings"),
     path("tables/<int:table_id>/back-entry/", pit.back_entry_page, name="back_entry"),
+    path("tables/<int:table_id>/seats/<int:session_id>/rating/", rating.slip_start_view, name="slip_start"),
+    path(
+        "tables/<int:table_id>/seats/<int:session_id>/rating/move/", rating.slip_move_view, name="slip_move"
+    ),
+    path("rating-slips/<int:slip_id>/", rating.slip_page, name="rating_slip"),
+    path("rating-slips/<int:slip_id>/step/", rating.slip_step_view, name="slip_step"),
     path("counts/<int:count_id>/", pit.count_result, name="count"),
     path("approvals/", pit.approvals_page, name="approvals"),
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),

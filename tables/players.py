@@ -8,8 +8,9 @@ Dealers see no player pages: identification is never shown at the tablet.
 
 from django.db.models import Q, QuerySet, Sum
 
-from tables.models import CashIn, Player, SeatSession, currency
-from tables.selectors import at_tables_seen, sees_every_table, supervised_pits
+from tables.models import CashIn, Player, RatingSlip, RatingSlipEvent, SeatSession, currency
+from tables.selectors import at_tables_seen, rating_slips_seen, sees_every_table, supervised_pits
+from tables.services.rating_slips import slip_figures
 
 
 def player_ids(player: Player) -> list[int]:
@@ -56,6 +57,32 @@ def player_visits(user, player: Player) -> QuerySet[SeatSession]:
         .select_related("seat__table__pit")
         .order_by("-started_at")
     )
+
+
+def player_slips(user, player: Player) -> list[dict]:
+    """`player`'s rating slips (merged records' included) that ran at a table `user` sees, newest
+    first: each with the table it is (or was last) at, its first and closing events (when, by whom)
+    and its figures."""
+    slips = (
+        rating_slips_seen(user)
+        .filter(player__in=player_ids(player))
+        .prefetch_related("events__session__seat__table", "events__by")
+        .order_by("-created_at", "-pk")
+    )
+    return [_slip_row(slip) for slip in slips]
+
+
+def _slip_row(slip: RatingSlip) -> dict:
+    events = list(slip.events.all())
+    last = events[-1]
+    return {
+        "slip": slip,
+        "table": last.session.seat.table,
+        "started": events[0],
+        "closed": last if last.kind == RatingSlipEvent.Kind.CLOSED else None,
+        "state": last.get_kind_display(),
+        "figures": slip_figures(slip),
+    }
 
 
 def player_cash_days(user, player: Player) -> list[dict]:

@@ -30,6 +30,7 @@ from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import pairs_forfeit_settlement, pairs_game_round
+from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
@@ -96,6 +97,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     pairs = _pairs_game(table, by_seat) if table.game == Game.PAIRS else None
     seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
     seats = _with_time_due(seats, time_charge_due(table=table, sessions=by_seat))
+    seats = _with_rating(seats, by_seat)
     return {
         "table": _table(table),
         "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
@@ -312,6 +314,28 @@ def _with_time_due(seats: list[dict[str, Any]], due: dict[int, Any]) -> list[dic
         if seat["number"] in due else seat
         for seat in seats
     ]
+
+
+def _with_rating(seats: list[dict[str, Any]], by_seat: dict[int, SeatSession]) -> list[dict[str, Any]]:
+    """Each carded player's seat with its rating control: `rating` is "none" (no slip: one can
+    start), "running" or "paused" (the slip `slip` is at this seat), or "elsewhere" (the player's
+    slip is at another seat session: it can be moved here). An unrated seat has no `rating`."""
+    carded = {number: session for number, session in by_seat.items() if session.player_id}
+    slips = slips_open({session.player_id for session in carded.values()})
+    states = {slip.player_id: (slip.pk, slip_state(slip)) for slip in slips}
+    return [_rating(seat, carded.get(seat["number"]), states) for seat in seats]
+
+
+def _rating(seat: dict[str, Any], session: SeatSession | None, states: dict) -> dict[str, Any]:
+    if session is None:
+        return seat
+    if session.player_id not in states:
+        return {**seat, "rating": "none", "slip": None}
+    slip, state = states[session.player_id]
+    if state.session_id != session.pk:
+        return {**seat, "rating": "elsewhere", "slip": None}
+    running = state.kind != Kind.PAUSED
+    return {**seat, "rating": "running" if running else "paused", "slip": slip}
 
 
 def _ante(table: Table) -> int:

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from casino.errors import NotAllowed
-from tables.models import Casino, DropBox, Pit, Shift, StaffCasino, Table
+from tables.models import Casino, DropBox, Pit, RatingSlip, Shift, StaffCasino, Table
 
 
 def open_shifts(user) -> QuerySet[Shift]:
@@ -33,6 +33,12 @@ def at_tables_seen(records: QuerySet, user, table: str = "table") -> QuerySet:
     table) kept to those at the tables `user` sees. Pages and the API look ids up here, so a
     record at a table the user does not see answers as one that does not exist (404)."""
     return records.filter(**{f"{table}__in": tables_visible_to(user)})
+
+
+def rating_slips_seen(user) -> QuerySet:
+    """The rating slips that ran at a table `user` sees (at any of their stretches)."""
+    tables = tables_visible_to(user)
+    return RatingSlip.objects.filter(events__session__seat__table__in=tables).distinct()
 
 
 def sees_every_table(user) -> bool:

@@ -22,10 +22,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from casino.errors import Conflict, DomainError, NotAllowed
 from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_seen, seen, version
 from tables import forms
-from tables.models import ApprovalRequest, Hand, SeatSession, Shoe, Table
+from tables.models import ApprovalRequest, Hand, RatingSlip, SeatSession, Shoe, Table
 from tables.pit.forms import WithdrawForm
 from tables.screens import hand_screen, table_screen, with_typed_bets
-from tables.selectors import at_tables_seen, check_deal, tables_visible_to, user_can_deal
+from tables.selectors import at_tables_seen, check_deal, rating_slips_seen, tables_visible_to, user_can_deal
 from tables.services import (
     approval_withdraw,
     hand_correct_card,
@@ -40,6 +40,15 @@ from tables.services import (
     shoe_start,
 )
 from tables.services.offline import QueueOutcome, hand_queue_apply
+from tables.services.rating_slips import (
+    rating_slip_close,
+    rating_slip_move,
+    rating_slip_pause,
+    rating_slip_resume,
+    rating_slip_start,
+    slip_state,
+    slips_open,
+)
 from tables.services.shoes import DEFAULT_BURN
 
 STALE = "The hand has moved on. Refresh"
@@ -68,6 +77,7 @@ def render_table(
         "error": error,
         "poll_seconds": settings.TABLET_POLL_SECONDS,
         "burn": DEFAULT_BURN,
+        "slip_steps": forms.SlipStepForm.STEPS,
     }
     template = "tables/_table.html" if fragment or request.htmx else "tables/table.html"
     return render(request, template, context, status=status)
@@ -132,6 +142,12 @@ SEAT = Pages(
     check=lambda user, session: check_deal(user, session.seat.table),
     refused=refused,
     failed=lambda request, session, error, form: table_failed(request, session.seat.table, error, form),
+)
+SLIP = Pages(
+    fetch=fetch_seen(rating_slips_seen, pk="slip_id"),
+    check=lambda user, slip: check_deal(user, slip_table(slip)),
+    refused=refused,
+    failed=lambda request, slip, error, form: table_failed(request, slip_table(slip), error, form),
 )
 HAND = Pages(
     fetch=fetch_seen(lambda user: at_tables_seen(Hand.objects.select_related("table"), user), pk="hand_id"),
@@ -246,6 +262,49 @@ def hand_start_view(request: HttpRequest, table: Table, form) -> Hand:
     return hand_start(
         table=table, bets=data["bets"] or None, by=request.user, device=device(request), key=data["key"]
     )
+
+
+# The seat's rating control: one tap per step of the carded player's rating slip. The calls are
+# shared with the pit's table page (tables.pit.views), which answers with its own page.
+
+
+def slip_table(slip: RatingSlip) -> Table:
+    """The table the slip is at now (or was at when it closed)."""
+    return slip_state(slip).session.seat.table
+
+
+def rated(request: HttpRequest, slip: RatingSlip) -> HttpResponse:
+    return table_answer(request, slip_table(slip))
+
+
+SLIP_STEPS = {"pause": rating_slip_pause, "resume": rating_slip_resume, "close": rating_slip_close}
+
+
+def slip_start(request: HttpRequest, session: SeatSession, form) -> RatingSlip:
+    return rating_slip_start(
+        session=session, by=request.user, device=device(request), key=form.cleaned_data["key"]
+    )
+
+
+def slip_move(request: HttpRequest, session: SeatSession, form) -> RatingSlip:
+    """Move the player's open slip to this seat. Only a slip at a table the user sees is looked
+    for, so the refusal says nothing of a table they do not see."""
+    slip = slips_open([session.player_id]).filter(pk__in=rating_slips_seen(request.user)).first()
+    if slip is None:
+        raise DomainError(f"{session.player_name} has no open rating slip at a table you see.")
+    return rating_slip_move(
+        slip=slip, to=session, by=request.user, device=device(request), key=form.cleaned_data["key"]
+    )
+
+
+def slip_step(request: HttpRequest, slip: RatingSlip, form) -> RatingSlip:
+    step = SLIP_STEPS[form.cleaned_data["step"]]
+    return step(slip=slip, by=request.user, device=device(request), key=form.cleaned_data["key"])
+
+
+slip_start_view = SEAT.action(KeyedForm, done=rated)(slip_start)
+slip_move_view = SEAT.action(KeyedForm, done=rated)(slip_move)
+slip_step_view = SLIP.action(forms.SlipStepForm, done=rated)(slip_step)
 
 
 # Actions on a hand: a card, a decision, the settlement, a misdeal

@@ -13,7 +13,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from tables.models import RatingSlip, SeatSession
-from tables.selectors import at_tables_seen, tables_visible_to
+from tables.selectors import at_tables_seen, rating_slips_seen
 from tables.services.rating_slips import (
     rating_slip_close,
     rating_slip_move,
@@ -73,8 +73,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
     serializer_class = RatingSlipSerializer
 
     def get_queryset(self):
-        tables = tables_visible_to(self.request.user)
-        return RatingSlip.objects.filter(events__session__seat__table__in=tables).distinct()
+        return rating_slips_seen(self.request.user)
 
     def retrieve(self, request, pk=None):
         return Response(slip_body(self.get_object()))

@@ -23,6 +23,7 @@ from tables.players import (
     cash_log,
     player_cash_days,
     player_search,
+    player_slips,
     player_visits,
     players_visible_to,
     supervised_casinos,
@@ -112,13 +113,15 @@ def player_page(request: HttpRequest, player: Player) -> HttpResponse:
 
 
 def render_player(request, player: Player, *, error: str = "", status: int = 200) -> HttpResponse:
-    """A player's visits (seat sessions, merged records' included), rating and cash by gaming day."""
+    """A player's visits (seat sessions, merged records' included), rating slips, rating and cash by
+    gaming day."""
     kept = player.resolved()
     visits = player_visits(request.user, kept)
     context = {
         "player": player,
         "kept": kept,
         "visits": visits,
+        "slips": player_slips(request.user, kept),
         "rating": sessions_rating(kept.name, visits),
         "cash_days": player_cash_days(request.user, kept),
         "merge": MergeForm(),

@@ -27,9 +27,11 @@ from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
 from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen, version
+from tables.forms import SlipStepForm
 from tables.models import ApprovalRequest, Game, Hand, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
+from tables.screens import table_screen
 from tables.selectors import (
     at_tables_seen,
     check_deal,
@@ -122,15 +124,23 @@ def render_floor(request: HttpRequest, floor: dict, template: str, **more) -> Ht
 
 @TABLE.page(check=check_watch)
 def table_page(request: HttpRequest, table: Table) -> HttpResponse:
+    return render_table(request, table)
+
+
+def render_table(request: HttpRequest, table: Table, *, error: str = "", status: int = 200) -> HttpResponse:
+    """A table's settings and history, and its seated players with their rating controls."""
     history = presenters.history_shown(selectors.table_history(table, request.GET.get("page")))
     context = {
         "table": table,
         "can_deal": user_can_deal(request.user, table),
         "can_change_settings": may_change_settings(request.user, table),
         "can_back_enter": user_can_supervise(request.user, table),
+        "seats": [seat for seat in table_screen(table)["seats"] if seat["session"]],
+        "slip_steps": SlipStepForm.STEPS,
+        "error": error,
         **history,
     }
-    return page(request, "pit/table.html", context)
+    return page(request, "pit/table.html", context, status=status)
 
 
 # Approvals

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
@@ -56,6 +57,11 @@ class SlipFigures:
     @property
     def time_played_shown(self) -> str:
         return hours_and_minutes(self.time_played)
+
+
+def slips_open(player_ids) -> QuerySet[RatingSlip]:
+    """The slips of these players not closed yet (one per player at most: `rating_slip_start`)."""
+    return RatingSlip.objects.filter(player_id__in=player_ids).exclude(events__kind=Kind.CLOSED)
 
 
 def slip_state(slip: RatingSlip) -> RatingSlipEvent:
@@ -120,7 +126,7 @@ def _start(session_id: int, by, device: str) -> dict:
     if session.player_id is None:
         raise RatingSlipError("Only a carded player is rated: seat them with their player card.")
     player = Player.objects.select_for_update(no_key=True).get(pk=session.player_id)
-    running = RatingSlip.objects.filter(player=player).exclude(events__kind=Kind.CLOSED).first()
+    running = slips_open([player.pk]).first()
     if running is not None:
         raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
     slip = RatingSlip.objects.create(player=player)

@@ -1,8 +1,11 @@
+from dataclasses import astuple
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
 from casino.demo import DEMO_DAY_BUY_INS, DEMO_DAY_TABLE, DEMO_TABLES, DEMO_TRAY, DEMO_USERS
 from casino.models import User
@@ -11,8 +14,9 @@ from ledger.services import account_get
 from reports.demo import DAY_HANDS, DAY_TABLE
 from reports.periods import today
 from reports.services.master_game import master_game_figures
-from tables.models import Casino, Incident, Pit, Shift, Shoe, Table, TableCount
+from tables.models import Casino, Incident, Pit, RatingSlip, Shift, Shoe, Table, TableCount
 from tables.services import table_is_open
+from tables.services.rating_slips import slip_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +126,22 @@ def test_blackstone_1s_day_before_is_closed_and_its_drop_box_counted_to_the_unit
     assert sorted(yesterday.custody.values_list("step", flat=True)) == ["delivered", "removed"]
     assert (yesterday.counted.counted, yesterday.counted.expected) == (sum(DEMO_DAY_BUY_INS),) * 2
     assert not hasattr(today, "counted") and not Incident.objects.exists()
+
+
+def test_the_demo_runs_a_rating_slip_for_each_carded_player_on_rocket_2s_day(client):
+    seed()
+    seed()  # rated once
+
+    slips = {slip.player.card_number: slip for slip in RatingSlip.objects.select_related("player")}
+    assert sorted(slips) == ["1001", "1002"]
+    alice, bruno = slips["1001"], slips["1002"]
+    assert list(alice.events.values_list("kind", flat=True)) == ["started", "closed"]
+    assert list(bruno.events.values_list("kind", flat=True)) == ["started", "paused", "resumed", "closed"]
+    # Every hand: seat 1 bets 20 and is paid 18, seat 2 bets 50 and folds for 30 (reports.demo).
+    assert astuple(slip_figures(alice))[1:5] == (DAY_HANDS, 20 * DAY_HANDS, Decimal("20.00"), 18 * DAY_HANDS)
+    played = DAY_HANDS - 1  # paused for one hand
+    assert astuple(slip_figures(bruno))[1:5] == (played, 50 * played, Decimal("50.00"), -30 * played)
+
+    client.force_login(User.objects.get(username="pete"))
+    page = client.get(reverse("pit:player", args=[alice.player_id])).content.decode()
+    assert reverse("pit:rating_slip", args=[alice.pk]) in page and "by dana" in page

@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from casino.limits import MAX_AMOUNT
 from casino.models import AuditEvent
 from tables.models import ApprovalRequest, Hand, Incident
-from tables.services import fill_request, hand_start, shift_start
+from tables.services import fill_request, hand_start, seat_open, shift_start
+from tables.services.players import player_create
+from tables.services.rating_slips import rating_slip_start
 from tests.snapshot import snapshot, written
 
 from .conftest import card, key, seat
@@ -67,16 +69,20 @@ PLAUSIBLE = {
     "witness": ["pete", "dana"],
     "witness_secret": ["pete-password", "wrong"],
     "decision": ["approve", "reject"],
+    "step": ["pause", "resume", "close"],
     **{chips: ["0", "4", "40", str(MAX_AMOUNT)] for chips in CHIPS},
     **{bet: ["10", "20", "15", "500", "510"] for bet in ("bet_1", "bet_2", "bet_0", "bet_x", "bet_99")},
 }
 FRESH, CURRENT = "<fresh key>", "<the hand's step>"
 
 # Each form: who posts it, its address and its fields (`{t}` the table, `{s}` the seat session,
-# `{h}` the hand, `{a}` the pending fill).
+# `{h}` the hand, `{a}` the pending fill, `{r}` Lee's rating slip).
 FORMS = {
     "seat open": ("dana", "/tablet/{t}/seats/", ["seat", "buy_in", "player_name"]),
     "buy-in": ("dana", "/tablet/{t}/seats/{s}/buy/", ["amount"]),
+    "rating start": ("dana", "/tablet/{t}/seats/{s}/rating/", []),
+    "rating step": ("dana", "/tablet/slips/{r}/", ["step"]),
+    "pit rating step": ("pete", "/pit/rating-slips/{r}/step/", ["step"]),
     "shoe": ("dana", "/tablet/{t}/shoe/", ["decks", "kind", "burn", "reason"]),
     "hand start": ("dana", "/tablet/{t}/hands/", ["bet_1", "bet_2", "bet_0", "bet_x", "bet_99"]),
     "card": ("dana", "/tablet/hands/{h}/card/", ["seq", "rank"]),
@@ -99,14 +105,18 @@ FORMS = {
 
 @pytest.fixture
 def live_floor(rocket, dana, pete):
-    """Rocket 1 with Ann's hand waiting for its second card, Bo seated out of it, a fill pending."""
+    """Rocket 1 with Ann's hand waiting for its second card, Bo seated out of it, Mr Lee (carded)
+    seated out of it with his rating slip running, a fill pending."""
     shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     seat(rocket, 1, 200, dana, "Ann")
     hand = card(hand_start(table=rocket, bets={1: 20}, by=dana, key=key()), 5, dana)
     bo = seat(rocket, 2, 200, dana, "Bo")
+    lee = player_create(casino=rocket.pit.casino, name="Mr Lee", card_number="C-100", by=pete)
+    at_three = seat_open(table=rocket, seat=3, buy_in=200, player=lee, by=dana, key=key())
+    slip = rating_slip_start(session=at_three, by=dana, key=key())
     fill = fill_request(table=rocket, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
-    return {"t": rocket.pk, "s": bo.pk, "h": hand.pk, "a": fill.pk, "dana": dana, "pete": pete}
+    return {"t": rocket.pk, "s": bo.pk, "h": hand.pk, "a": fill.pk, "r": slip.pk, "dana": dana, "pete": pete}
 
 
 def form_posts(fields: list[str]):

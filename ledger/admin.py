@@ -13,7 +13,7 @@ from casino.admin_csv import CsvExportMixin
 from casino.admin_scope import CasinoScoped
 
 from .models import Account, Chain, Posting, Seal, Transaction
-from .services import account_balance
+from .services import with_balances
 
 
 class ReadOnly:
@@ -122,10 +122,13 @@ class AccountAdmin(RecordAdmin):
     list_select_related = ["table"]
     search_fields = ["code", "label"]
 
-    @admin.display(ordering="balance", description="balance")
+    def get_queryset(self, request):
+        return with_balances(super().get_queryset(request))
+
+    @admin.display(ordering="held", description="balance")
     def held(self, account):
         """The cached balance, or the postings' sum for an account that keeps none (the cage)."""
-        return account.balance if account.cached else account_balance(account)
+        return account.held
 
 
 @admin.register(Chain)

@@ -15,7 +15,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
 
 from ledger.models import Account, Posting, Transaction
-from ledger.services import account_balance
+from ledger.services import with_balances
 from tables.api.permissions import ReadsTheLedger
 from tables.api.serializers import MAX_BIGINT, DetailSerializer
 from tables.selectors import in_casinos_seen, sees_every_table, tables_visible_to
@@ -76,7 +76,7 @@ class AccountSerializer(serializers.ModelSerializer):
         fields = ["id", "code", "kind", "label", "casino", "table", "ref", "floor", "balance"]
 
     def get_balance(self, account: Account) -> int:
-        return account.balance if account.cached else account_balance(account)
+        return account.held  # `with_balances`
 
 
 # An id filter: positive, and no larger than the database holds (a larger one would be a 500).
@@ -155,7 +155,7 @@ class AccountViewSet(LedgerViewSet):
     lookup_value_converter = "int"
 
     def get_queryset(self):
-        rows = in_reach(self.request.user, Account.objects.order_by("code"))
+        rows = in_reach(self.request.user, with_balances(Account.objects.order_by("code")))
         if self.action != "list":
             return rows
         wanted = filters(AccountFilter, self.request)

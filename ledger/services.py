@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import transaction as db_transaction
-from django.db.models import Sum
+from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from casino.errors import DomainError
@@ -100,6 +100,13 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
         (kind, ref): found.get(code) or account_get(kind=kind, table=table, ref=ref)
         for code, (kind, ref) in codes.items()
     }
+
+
+def with_balances(accounts: QuerySet[Account]) -> QuerySet[Account]:
+    """The accounts with `held`: the cached balance, or for an account that keeps none (the cage,
+    the patrons, the count variance) the sum of its postings, in the same query."""
+    summed = Posting.objects.filter(account=OuterRef("pk")).values("account").annotate(total=Sum("amount"))
+    return accounts.annotate(held=Coalesce("balance", Subquery(summed.values("total")), 0))
 
 
 def account_balance(account: Account) -> int:

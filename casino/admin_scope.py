@@ -6,9 +6,9 @@ from its rows to their casino (`casino_paths`); `get_queryset` keeps a limited a
 (`RelatedOnlyFieldListFilter` offers only what the list holds), a record's page (any other id is
 "not found", as one that does not exist) and the CSV export (`casino.admin_csv`, built on the same
 list) all keep to it. Rows that belong to no casino are hidden from a limited auditor unless their
-admin says they carry nothing of one (`casino_paths = None`: the theoretical edges, the year's slip
-counter): the audit log, seals, hash chains and idempotency records name tables and figures of
-every casino. Everyone else (administrators, auditors of every casino) sees every row.
+admin says they carry nothing of one (`casino_paths = None`: the theoretical edges): the audit
+log, seals, hash chains and idempotency records name tables and figures of every casino. Everyone
+else (administrators, auditors of every casino) sees every row.
 """
 
 from django.db.models import Q, QuerySet

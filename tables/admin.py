@@ -57,7 +57,7 @@ from .models import (
     Shoe,
     Signature,
     Slip,
-    SlipCounter,
+    SlipSeries,
     StaffCasino,
     Table,
     TableCount,
@@ -600,10 +600,12 @@ class SlipAdmin(RecordAdmin):
     date_hierarchy = "created_at"
 
 
-@admin.register(SlipCounter)
-class SlipCounterAdmin(RecordAdmin):
-    casino_paths = None  # the year's last serial: of no one casino, and no figure
-    list_display = ["year", "last"]
+@admin.register(SlipSeries)
+class SlipSeriesAdmin(RecordAdmin):
+    casino_paths = (TABLE_CASINO,)  # the casino-wide runs of the past belong to no one casino
+    list_display = ["table", "year", "first", "last"]
+    list_filter = ["year", related_only("table")]
+    list_select_related = ["table"]
 
 
 @admin.register(Signature)

@@ -784,9 +784,10 @@ class ApprovalRequest(Sealed, models.Model):
 class Slip(Sealed, models.Model):
     """A numbered form: fill, credit, table opener or closer, void.
 
-    Serial numbers run in one sequence per calendar year across every kind, so
-    a gap is visible at once. A spoiled slip is voided, never deleted. Voided (and tied to the
-    transaction it moved) by an update of its row, so it is sealed at each of those writes.
+    Serial numbers run in one sequence per table and calendar year across every kind
+    (`SlipSeries`), so a gap is visible at once. A spoiled slip is voided, never deleted. Voided
+    (and tied to the transaction it moved) by an update of its row, so it is sealed at each of those
+    writes.
     """
 
     class Kind(models.TextChoices):
@@ -819,10 +820,19 @@ class Slip(Sealed, models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["year", "serial"], name="slip_serial_unique_per_year")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "year", "serial"], name="slip_serial_unique_in_table_year"
+            )
+        ]
 
     def __str__(self):
-        return f"{self.get_kind_display()} slip {self.year}-{self.serial:06d}"
+        return f"{self.get_kind_display()} slip {self.number}"
+
+    @property
+    def number(self) -> str:
+        """What the slip's paper shows: the table, the year and the serial in the table's run."""
+        return f"T{self.table_id}-{self.year}-{self.serial:06d}"
 
     def seal_content(self) -> dict:
         return {
@@ -842,14 +852,37 @@ class Slip(Sealed, models.Model):
         }
 
 
-class SlipCounter(models.Model):
-    """The last slip serial issued in a year; locked while a number is taken."""
+class SlipSeries(models.Model):
+    """A gapless run of slip serials: one per table and calendar year, so that slips at different
+    tables never wait on one row. A table's run is counted under its chain's lock, which every slip
+    write takes first anyway (`tables.services.slips.slip_issue`).
 
-    year = models.PositiveSmallIntegerField(primary_key=True)
-    last = models.PositiveIntegerField(default=0)
+    The one row of a year without a table is the casino-wide run slips took before each table had its
+    own (frozen: nothing takes a number from it now). A table's run in such a year starts after its
+    last number, so a slip's (table, year, serial) stays unique and every run's gaps can be told apart.
+    """
+
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, null=True, blank=True, related_name="slip_series"
+    )
+    year = models.PositiveSmallIntegerField()
+    first = models.PositiveIntegerField(default=1, help_text="The run's first serial.")
+    last = models.PositiveIntegerField(default=0, help_text="The last serial issued (first - 1: none yet).")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "year"],
+                condition=Q(table__isnull=False),
+                name="slip_series_one_per_table_year",
+            ),
+            models.UniqueConstraint(
+                fields=["year"], condition=Q(table__isnull=True), name="slip_series_one_casino_wide_per_year"
+            ),
+        ]
 
     def __str__(self):
-        return f"{self.year}: {self.last}"
+        return f"{self.table or 'Casino-wide (before per-table runs)'} {self.year}: {self.first}-{self.last}"
 
 
 class Signature(Sealed, AppendOnly):

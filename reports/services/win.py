@@ -57,7 +57,7 @@ class Window:
 
 
 def slip_number(slip: Slip) -> str:
-    return f"slip {slip.year}-{slip.serial:06d}"
+    return f"slip {slip.number}"
 
 
 def _count_record(count: TableCount) -> dict:
@@ -130,7 +130,7 @@ def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
     postings = Posting.objects.filter(moves, account__table=window.table, account__kind=Account.Kind.TRAY)
     total = int(postings.aggregate(total=Sum("amount"))["total"] or 0)
     transactions = postings.values("transaction")
-    slips = Slip.objects.filter(transaction__in=transactions).order_by("year", "serial")
+    slips = Slip.objects.filter(transaction__in=transactions).order_by("year", "table", "serial")
     records = [
         {"label": f"{slip_number(slip)}: {slip.amount:,}", "link": admin_url("tables.slip", slip.pk)}
         for slip in slips

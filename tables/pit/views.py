@@ -431,11 +431,19 @@ YEAR = Pages(fetch=fetch_year, check=check_watch, refused=refused)
 
 @YEAR.page()
 def slips_page(request: HttpRequest, year: int) -> HttpResponse:
-    rows = [
-        {"name": name, "count": len(serials), "serials": presenters.serial_ranges(serials)}
-        for name, serials in slips_report(year, tables=tables_visible_to(request.user)).items()
+    runs = [
+        {
+            "table": run.series.table,
+            "first": run.series.first,
+            "last": run.series.last,
+            "kinds": [
+                {"name": name, "count": len(serials), "serials": presenters.serial_ranges(serials)}
+                for name, serials in (("used", run.used), ("voided", run.voided), ("missing", run.missing))
+            ],
+        }
+        for run in slips_report(year, tables=tables_visible_to(request.user))
     ]
-    return page(request, "pit/slips.html", {"year": year, "rows": rows})
+    return page(request, "pit/slips.html", {"year": year, "runs": runs})
 
 
 # Ratings

@@ -1,21 +1,22 @@
 """Slips and their signatures.
 
-A slip's serial number comes from one sequence per calendar year, taken under
-a lock on that year's counter, in the same transaction as the slip: a slip
-that is not written does not use a number, so a gap in the report means a
-slip went missing. A signature is a fresh re-authentication with the
+A slip's serial number comes from its table's sequence for the calendar year
+(`SlipSeries`), taken under the table's chain lock in the same transaction as
+the slip: a slip that is not written does not use a number, so a gap in the
+report means a slip went missing, and slips at different tables never wait on
+one row. A signature is a fresh re-authentication with the
 signer's password or PIN, by a distinct person, recorded with the device.
 
 Every write of a slip's or a signature's figures seals them in the table's chain in the same
 transaction (`ledger.seals`): issued, signed, voided, tied to the transaction it moved. The chain
-is locked before the year's counter or the slip, as everywhere (chain, then what it covers).
+is locked before the table's series or the slip, as everywhere (chain, then what it covers).
 """
 
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Max, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from casino.audit import audit_record
@@ -24,7 +25,7 @@ from casino.lockout import signature_lockout
 from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
-from tables.models import Signature, Slip, SlipCounter, Table
+from tables.models import Signature, Slip, SlipSeries, Table
 from tables.selectors import user_can_deal, user_can_supervise
 
 DEALER, PIT_MANAGER = "dealer", "pit manager"
@@ -64,14 +65,12 @@ def slip_issue(
 ) -> Slip:
     """Number, write and seal a slip (inside the caller's transaction)."""
     chain_lock(table=table)
-    year = timezone.localdate().year
-    SlipCounter.objects.get_or_create(year=year)
-    counter = SlipCounter.objects.select_for_update(no_key=True).get(year=year)
-    counter.last += 1
-    counter.save(update_fields=["last"])
+    series = _series(table, timezone.localdate().year)
+    series.last += 1
+    series.save(update_fields=["last"])
     slip = Slip.objects.create(
-        year=year,
-        serial=counter.last,
+        year=series.year,
+        serial=series.last,
         kind=kind,
         table=table,
         amount=amount,
@@ -82,6 +81,16 @@ def slip_issue(
     )
     seal(slip, table=table, event="issued")
     return slip
+
+
+def _series(table: Table, year: int) -> SlipSeries:
+    """The table's run of serials for `year`, locked (the table's chain lock, held, serialises its
+    creation too). A new run starts after the year's casino-wide run, if slips took one."""
+    series = SlipSeries.objects.select_for_update(no_key=True).filter(table=table, year=year).first()
+    if series is None:
+        before = SlipSeries.objects.filter(table=None, year=year).values_list("last", flat=True).first() or 0
+        series = SlipSeries.objects.create(table=table, year=year, first=before + 1, last=before)
+    return series
 
 
 def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
@@ -140,25 +149,43 @@ def slip_tie_transaction(*, request, transaction_id) -> Slip:
     return slip
 
 
-def slips_report(year: int, *, tables: QuerySet[Table] | None = None) -> dict[str, list[int]]:
-    """Every serial of the year: used (issued), voided, and missing from the sequence.
+@dataclass(frozen=True)
+class SeriesReport:
+    """One run of serials: which were issued, voided, and missing from it."""
 
-    With `tables` (those the reader sees), used and voided list those tables' slips only; a
-    missing serial belongs to no table, so the gaps are those of the whole sequence, which
-    every reader must account for (a serial issued at another table is not missing).
+    series: SlipSeries
+    used: list[int]
+    voided: list[int]
+    missing: list[int]
+
+
+def slips_report(year: int, *, tables: QuerySet[Table] | None = None) -> list[SeriesReport]:
+    """Every run of serials of the year, each with its used (issued), voided and missing numbers.
+
+    With `tables` (those the reader sees), only those tables' runs, and the year's casino-wide run
+    with those tables' slips in it: a number missing from that run belongs to no table, so its gaps
+    are the whole run's, which every reader must account for.
     """
-    slips = dict(Slip.objects.filter(year=year).values_list("serial", "status"))
-    last = max(
-        SlipCounter.objects.filter(year=year).aggregate(last=Max("last"))["last"] or 0, max(slips, default=0)
-    )
-    shown = slips
+    runs = SlipSeries.objects.filter(year=year).select_related("table").order_by("table__name", "pk")
     if tables is not None:
-        shown = dict(Slip.objects.filter(year=year, table__in=tables).values_list("serial", "status"))
-    return {
-        "used": sorted(s for s, status in shown.items() if status == Slip.Status.ISSUED),
-        "voided": sorted(s for s, status in shown.items() if status == Slip.Status.VOIDED),
-        "missing": [serial for serial in range(1, last + 1) if serial not in slips],
-    }
+        runs = runs.filter(Q(table=None) | Q(table__in=tables))
+    return [_series_report(series, tables) for series in runs]
+
+
+def _series_report(series: SlipSeries, tables: QuerySet[Table] | None) -> SeriesReport:
+    slips = Slip.objects.filter(year=series.year, serial__range=(series.first, series.last))
+    if series.table_id is not None:
+        slips = slips.filter(table=series.table_id)
+    statuses = dict(slips.values_list("serial", "status"))
+    shown = statuses if tables is None or series.table_id else dict(
+        slips.filter(table__in=tables).values_list("serial", "status")
+    )
+    return SeriesReport(
+        series=series,
+        used=sorted(s for s, status in shown.items() if status == Slip.Status.ISSUED),
+        voided=sorted(s for s, status in shown.items() if status == Slip.Status.VOIDED),
+        missing=[serial for serial in range(series.first, series.last + 1) if serial not in statuses],
+    )
 
 
 def _authenticate(given: SignatureGiven, device: str):

@@ -294,13 +294,14 @@ def test_a_deleted_slip_is_named_by_its_seal(floor, open_table):
 
 
 def test_an_inserted_slip_is_named(floor):
-    forged = copy_row(Slip, floor.slip(floor.fill).pk, serial=50, amount=5000)
+    copied = floor.slip(floor.fill)
+    forged = copy_row(Slip, copied.pk, serial=50, amount=5000)
 
     ok, lines = verify()
 
     assert not ok
     assert (
-        f"tables.Slip {forged} (Fill slip {floor.spoiled.year}-000050): "
+        f"tables.Slip {forged} (Fill slip T{copied.table_id}-{copied.year}-000050): "
         "it has no seal in any chain: it was written outside the app (inserted)"
     ) in lines
 

@@ -49,7 +49,7 @@ def test_one_row_per_table_with_every_figure_and_the_slips_behind_them(counted_d
     )
     assert report.result["flags"] == ["Rocket 1"] and report.flags == 1
     slip = counted_day.slips.get()
-    assert row["records"]["fills"][0]["label"] == f"slip {slip.year}-{slip.serial:06d}: 500"
+    assert row["records"]["fills"][0]["label"] == f"slip {slip.number}: 500"
     [shift] = report.result["shifts"]  # dana's, still on shift: the ledger's tray at its start only
     assert (shift["dealer"], shift["name"], shift["opener"], shift["status"]) == (
         "dana",

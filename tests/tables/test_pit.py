@@ -1,4 +1,4 @@
-"""Signed slips: fills and credits, blind table counts, serial numbers per year."""
+"""Signed slips: fills and credits, blind table counts, serial numbers per table and year."""
 
 import pytest
 from django.utils import timezone
@@ -7,7 +7,7 @@ from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Account, Transaction
 from ledger.services import account_balance, account_get
-from tables.models import ApprovalRequest, Game, Signature, Slip, TableCount
+from tables.models import ApprovalRequest, Game, Signature, Slip, SlipSeries, Table, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -166,19 +166,52 @@ def test_a_table_cannot_close_unopened_or_open_twice(to_open, dana, pete):
         count(to_open, "opener", {"100": 100}, dana, pete)
 
 
-def test_slip_serials_run_per_year_and_the_report_shows_used_voided_and_missing(to_open, dana, pete):
+def runs(report):
+    return {
+        run.series.table.name if run.series.table else "casino-wide": (run.used, run.voided, run.missing)
+        for run in report
+    }
+
+
+def test_slip_serials_run_per_table_and_year_and_the_report_shows_used_voided_and_missing(
+    to_open, pit, dana, pete
+):
+    other = open_table(pit, pete, Game.BLACKSTONE, "Blackstone 1", 5, 500, opened=False)
     for amount in (1, 2):
         fill_request(table=to_open, denominations={"5": amount}, by=dana, secret="dana-password", key=key())
     lost = slip_issue(kind=Slip.Kind.VOID, table=to_open, by=pete)
+    theirs = slip_issue(kind=Slip.Kind.VOID, table=other, by=pete)
     fill_request(table=to_open, denominations={"5": 4}, by=dana, secret="dana-password", key=key())
-    slips = list(Slip.objects.order_by("serial"))
-    assert [s.serial for s in slips] == [1, 2, 3, 4]
+    slips = list(Slip.objects.filter(table=to_open).order_by("serial"))
+    assert [s.serial for s in slips] == [1, 2, 3, 4] and theirs.serial == 1
+    assert str(theirs) == f"Void slip T{other.pk}-{theirs.year}-000001"
     slip_void(slip=slips[1], by=pete, reason="Written on the wrong table.")
     Slip.objects.filter(pk=lost.pk).delete()  # a slip that went missing
 
-    report = slips_report(timezone.localdate().year)
+    report = runs(slips_report(timezone.localdate().year))
 
-    assert report == {"used": [1, 4], "voided": [2], "missing": [3]}
+    assert report == {"Rocket 1": ([1, 4], [2], [3]), "Blackstone 1": ([1], [], [])}
+
+
+def test_a_year_numbered_casino_wide_before_goes_on_in_each_table_s_own_run(to_open, pit, dana, pete):
+    year = timezone.localdate().year
+    other = open_table(pit, pete, Game.BLACKSTONE, "Blackstone 1", 5, 500, opened=False)
+    # as migration 0022 leaves a year numbered casino-wide: serials 1-3 issued, at either table
+    SlipSeries.objects.create(table=None, year=year, first=1, last=3)
+    for serial, table in ((1, to_open), (3, other)):  # serial 2 went missing
+        Slip.objects.create(year=year, serial=serial, kind=Slip.Kind.VOID, table=table, created_by=pete)
+
+    mine, theirs = (slip_issue(kind=Slip.Kind.VOID, table=t, by=pete) for t in (to_open, other))
+
+    assert mine.serial == theirs.serial == 4  # each table's run starts after the casino-wide one
+    assert runs(slips_report(year)) == {
+        "casino-wide": ([1, 3], [], [2]),
+        "Blackstone 1": ([4], [], []),
+        "Rocket 1": ([4], [], []),
+    }
+    # a reader who sees only one table sees its run, and every gap of the casino-wide one
+    shown = runs(slips_report(year, tables=Table.objects.filter(pk=other.pk)))
+    assert shown == {"casino-wide": ([3], [], [2]), "Blackstone 1": ([4], [], [])}
 
 
 def test_an_approved_void_issues_a_void_slip(rocket, dana, pete):

@@ -669,10 +669,12 @@ def test_the_slips_report_lists_used_voided_and_missing_serials(floor, dana, pet
         signed_in({"pete": pete, "ada": ada, "paul": paul}[who]).get(f"/pit/slips/{year}/").content.decode()
     )
 
-    used = page[page.index('class="slips-used"') :].split("</tr>")[0]
-    voided = page[page.index('class="slips-voided"') :].split("</tr>")[0]
-    serial = first.serial  # the tables' opening counts took the numbers before it
-    assert f"{serial + 1}-{serial + 2}<" in used and f">{serial}<" in voided and ">none<" in page
+    run = page[page.index(f"<h2>{first.table.name}") :].split("</section>")[0]
+    used = run[run.index('class="slips-used"') :].split("</tr>")[0]
+    voided = run[run.index('class="slips-voided"') :].split("</tr>")[0]
+    missing = run[run.index('class="slips-missing"') :].split("</tr>")[0]
+    serial = first.serial  # the table's opening count took the numbers before it
+    assert f"{serial + 1}-{serial + 2}<" in used and f">{serial}<" in voided and ">none<" in missing
 
 
 def test_the_slips_page_opens_on_this_year(floor, pete):

@@ -1,6 +1,7 @@
-"""No row that every table waits on (issue 17.3): a buy-in or a fill at one table, its transaction
-still open, does not hold up the same at another table. Before, both locked the casino's one
-`patrons` or `cage` account row until commit. PostgreSQL only: SQLite serialises every write."""
+"""No row that every table waits on (issue 17.3): a buy-in, a fill or a slip at one table, its
+transaction still open, does not hold up the same at another table. Before, they locked the casino's
+one `patrons` or `cage` account row, or the year's one slip counter, until commit. PostgreSQL only:
+SQLite serialises every write."""
 
 import threading
 
@@ -8,7 +9,9 @@ import pytest
 from django.db import connection, transaction
 
 from ledger.models import Transaction
+from tables.models import Slip
 from tables.services import seat_buy_in, tray_fill
+from tables.services.slips import slip_issue
 
 from .conftest import key, seat
 
@@ -27,8 +30,14 @@ def fill(table, pete):
     return lambda: tray_fill(table=table, amount=500, by=pete, key=key())
 
 
-@pytest.mark.parametrize("write", [buy_in, fill])
-def test_a_write_at_one_table_does_not_wait_on_another_tables_transaction(rocket, blackstone, pete, write):
+def slip(table, pete):
+    return lambda: slip_issue(kind=Slip.Kind.VOID, table=table, by=pete)
+
+
+@pytest.mark.parametrize("write, written", [(buy_in, Transaction), (fill, Transaction), (slip, Slip)])
+def test_a_write_at_one_table_does_not_wait_on_another_tables_transaction(
+    rocket, blackstone, pete, write, written
+):
     first, second = write(rocket, pete), write(blackstone, pete)
     holding, release = threading.Event(), threading.Event()
 
@@ -45,12 +54,12 @@ def test_a_write_at_one_table_does_not_wait_on_another_tables_transaction(rocket
     thread.start()
     try:
         assert holding.wait(10)
-        before = Transaction.objects.count()
+        before = written.objects.count()
         with transaction.atomic():
             with connection.cursor() as cursor:  # waiting on the other table's row would fail here
                 cursor.execute("SET LOCAL lock_timeout = '2s'")
             second()
-        assert Transaction.objects.count() == before + 1
+        assert written.objects.count() == before + 1
     finally:
         release.set()
         thread.join()

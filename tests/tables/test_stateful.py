@@ -94,7 +94,7 @@ from tables.models import (
     Shoe,
     Signature,
     Slip,
-    SlipCounter,
+    SlipSeries,
     Table,
 )
 from tables.review import hand_replay_check
@@ -158,7 +158,7 @@ FULL_VERIFY_EVERY = 8  # steps; the records added in between are walked after ev
 # What a refusal keeps on file about itself (documented in the services).
 KEPT_ON_REFUSAL = {RankRefused: "tables.Incident", SignatureRefused: "casino.AuditEvent"}
 WATCHED = [Table, Seat, SeatSession, Shoe, Hand, CardEvent, Decision, IdempotentRequest, ApprovalRequest,
-           Slip, SlipCounter, Signature, Shift, Incident, AuditEvent, Account, Chain, Transaction, Posting]
+           Slip, SlipSeries, Signature, Shift, Incident, AuditEvent, Account, Chain, Transaction, Posting]
 
 
 # Reading the database

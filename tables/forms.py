@@ -111,15 +111,33 @@ class DecideForm(StepForm):
     count = forms.IntegerField(label="Cards to take", required=False)
     card_seat = forms.IntegerField(required=False)
     card_rank = forms.IntegerField(required=False)
+    # Bounded only to keep nonsense out of the engine, which refuses a seat that is not playing.
+    target = forms.IntegerField(label="Seat aimed at", min_value=1, max_value=99, required=False)
+    ranks = forms.CharField(label="Cards revealed", max_length=60, required=False)
+
+    def clean_ranks(self) -> tuple:
+        """The ranks a secret-hand move names, e.g. "7 3" ("?" for a card that stays face down)."""
+        ranks = []
+        for word in self.cleaned_data["ranks"].replace(",", " ").split():
+            if word == "?":
+                ranks.append(None)
+            elif word.isdigit() and int(word) in RANKS:
+                ranks.append(int(word))
+            else:
+                raise forms.ValidationError(f'{RANK_RANGE}, or "?" for a card left face down; not {word!r}.')
+        return tuple(ranks)
 
     def action(self) -> tuple:
-        """As the engine records it: ("hit",), ("take", 3), ("fold", seat, rank)."""
+        """As the engine records it: ("hit",), ("take", 3), ("fold", seat, rank), ("play", 7),
+        ("steal", 3), ("gift", 2, 5)."""
         data = self.cleaned_data
         if data["count"] is not None:
             return (data["move"], data["count"])
         if data["card_seat"] is not None and data["card_rank"] is not None:
             return (data["move"], data["card_seat"], data["card_rank"])
-        return (data["move"],)
+        if data["target"] is not None:
+            return (data["move"], data["target"], *data["ranks"])
+        return (data["move"], *data["ranks"])
 
 
 class QueueForm(forms.Form):

@@ -34,6 +34,16 @@ class Game(models.TextChoices):
     BLACKSTONE = "blackstone", "Blackstone"
     STARBOARD = "starboard", "Starboard"
     PAIRS = "pairs", "Pairs"
+    # The booklet's secret-hand pot games (docs/rules/<game>.md): hands dealt face down.
+    HAWTHORN = "hawthorn", "Hawthorn"
+    GOBLIN_POKER = "goblin_poker", "Goblin Poker"
+    MONSTER = "monster", "Monster"
+    REGENT = "regent", "Regent"
+    TROLL_GUTS = "troll_guts", "Troll Guts"
+
+
+# The secret-hand games: each game is dealt from a freshly shuffled deck, so a shoe deals one game.
+SECRET_HANDS = (Game.HAWTHORN, Game.GOBLIN_POKER, Game.MONSTER, Game.REGENT, Game.TROLL_GUTS)
 
 
 class Casino(models.Model):
@@ -364,6 +374,7 @@ class Receiver(models.TextChoices):
     BURN = "burn", "Burn"
     TIEBREAK = "tiebreak", "Tie-break"
     DISCARD = "discard", "Discard"
+    MONSTER = "monster", "The Monster"  # Monster: its hand, made from the players' discards
 
 
 class DealtCards(ModelIterable):
@@ -398,7 +409,12 @@ class CardEvent(Chained, AppendOnly):
     objects = CardEventQuerySet.as_manager()
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
-    shoe_position = models.PositiveSmallIntegerField(help_text="1 for the shoe's first card.")
+    shoe_position = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="1 for the shoe's first card. Blank: a card dealt again from a game's own pile "
+        "(Goblin Poker's pitched cards), which left the shoe before.",
+    )
     rank = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Blank: a face-down card.")
     receiver = models.CharField(max_length=10, choices=Receiver.choices)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)

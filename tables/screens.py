@@ -22,9 +22,21 @@ from django.utils import timezone
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
+from tables.games.base import NAMING, TARGETED
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
-from tables.models import ApprovalRequest, CardEvent, Game, Hand, Receiver, Recycle, SeatSession, Shoe, Table
+from tables.models import (
+    SECRET_HANDS,
+    ApprovalRequest,
+    CardEvent,
+    Game,
+    Hand,
+    Receiver,
+    Recycle,
+    SeatSession,
+    Shoe,
+    Table,
+)
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
@@ -69,6 +81,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "centre": extras.get("centre"),
         "pot": extras.get("pot"),
         "scores": extras.get("scores"),
+        "secret": extras.get("secret"),
         "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
         "next": _next(due, hand, deck, playable),
         "shoe": _shoe(hand.shoe, deck),
@@ -78,8 +91,11 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "settlement": _settlement(due, names, game.options) if isinstance(due, Finished) else None,
         "approvals": [_approval(request) for request in approvals],
         "waiting_for": pending[0].kind if pending else None,
-        # Nothing to key offline once the hand is over: the settlement needs the server.
-        "offline": _offline_keypad(hand) if playable and not isinstance(due, Finished) else None,
+        # Nothing to key offline once the hand is over: the settlement needs the server. A secret
+        # hand's steps name face-down cards and seats, which the offline keypad cannot: they wait too.
+        "offline": _offline_keypad(hand)
+        if playable and not isinstance(due, Finished) and hand.game not in SECRET_HANDS
+        else None,
     }
 
 
@@ -366,6 +382,8 @@ def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, due, ext
         "committed": hand.committed.get(str(seat), 0),
         "cards": _black_stones(seat, game)
         if hand.game == Game.BLACKSTONE
+        else _secret_cards(seat, game)
+        if hand.game in SECRET_HANDS
         else _seat_cards(hand, seat, cards),
         "status": extras["status"].get(seat, ""),
         "to_act": isinstance(due, DecisionDue) and due.seat == seat,
@@ -393,6 +411,15 @@ def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str,
             shown[-1]["discarded"] = True
         shown.append({"rank": card.rank, "why": card.why, "discarded": False})
     return shown
+
+
+def _secret_cards(seat: int, game) -> list[dict[str, Any]]:
+    """A secret-hand seat's face-up stack, then its face-down cards, never their ranks (a system
+    shoe knows them; the dealer's screen must not show them)."""
+    face_up = getattr(game, "stacks", {}).get(seat, ())  # Monster keeps no stacks
+    stack = [{"rank": rank, "why": "face up", "discarded": False} for rank in face_up]
+    hidden = game.hands.get(seat)
+    return stack + [{"rank": None, "why": "face down", "discarded": False}] * len(hidden or ())
 
 
 # Game by game: what sits in the middle, each seat's standing, the pot
@@ -439,11 +466,21 @@ def _pairs(game, hand: Hand) -> dict[str, Any]:
     }
 
 
+def _secret(game, hand: Hand) -> dict[str, Any]:
+    """A secret-hand game: who is in or out (and why), the pot, the face-down piles in the middle."""
+    status = {seat: game.out.get(seat, "in") for seat in game.seats}
+    pot = game.settlement().result["pot"] if game.finished else game.purse.pot
+    piles = {name: len(getattr(game, name)) for name in ("pile", "monster") if hasattr(game, name)}
+    secret = {"carry_in": game.carry_in, "piles": piles, "round": getattr(game, "round", None)}
+    return {"status": status, "pot": pot, "secret": secret}
+
+
 GAME_EXTRAS = {
     Game.ROCKET: _rocket,
     Game.BLACKSTONE: _blackstone,
     Game.STARBOARD: _starboard,
     Game.PAIRS: _pairs,
+    **dict.fromkeys(SECRET_HANDS, _secret),
 }
 
 
@@ -464,9 +501,20 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, An
             f" The deck is empty: shuffle the discard pile (never a card on the table or kept for"
             f" score), burn {shoe.burn}, then deal."
         )
-    # A system shoe shows the dealer the card to place; a physical shoe's order is unknown.
-    place = shoe_next_system_card(shoe, deck) if playable and shoe.kind == Shoe.Kind.SYSTEM else None
-    return {"kind": "card", "to": due.to, "seat": due.seat, "why": due.why, "says": says, "place": place}
+    # A system shoe shows the dealer the card to place; a physical shoe's order is unknown. A card
+    # dealt face down is never shown, and one from the game's own pile is keyed as it is turned up.
+    shown = playable and shoe.kind == Shoe.Kind.SYSTEM and not (due.face_down or due.pile)
+    place = shoe_next_system_card(shoe, deck) if shown else None
+    return {
+        "kind": "card",
+        "to": due.to,
+        "seat": due.seat,
+        "why": due.why,
+        "says": says,
+        "place": place,
+        "face_down": due.face_down,
+        "pile": due.pile,
+    }
 
 
 # The decisions the offline keypad offers (docs/tablet.md "When the network fails"). A Continuous
@@ -546,6 +594,10 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
     return {
         "seat": due.seat,
         "moves": [str(move) for move in due.moves],
+        # Secret-hand moves the dealer composes: the seat aimed at, then the cards revealed.
+        "targeted": [str(move) for move in due.moves if move in TARGETED],
+        "naming": [str(move) for move in due.moves if move in NAMING],
+        "targets": [seat for seat in hand.seats if seat != due.seat],
         "fold_price": due.fold_price,
         "min_take": due.min_take,
         "max_take": due.max_take,

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from casino.limits import MAX_AMOUNT
 from tables.games import Move
+from tables.games.base import NAMING, TARGETED
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shift, Shoe, Table
 from tables.services.hands import RANK_RANGE
@@ -138,6 +139,17 @@ class DecisionSerializer(ExpectedSeqSerializer):
         required=False,
         help_text="Continuous Pairs: the [seat, rank] card a fold takes.",
     )
+    target = serializers.IntegerField(
+        min_value=1, max_value=99, required=False, help_text="Secret-hand games: the seat a steal, attack, "
+        "gift or see aims at."
+    )
+    ranks = serializers.ListField(
+        child=serializers.IntegerField(**RANK, allow_null=True),
+        max_length=20,
+        required=False,
+        help_text="Secret-hand games: the ranks the move reveals (null for a card that stays face down), "
+        "e.g. [7] for a play, [3, 9] for a see.",
+    )
 
     def validate(self, data: dict) -> dict:
         move = data["move"]
@@ -147,13 +159,23 @@ class DecisionSerializer(ExpectedSeqSerializer):
             raise serializers.ValidationError({"count": ["Only a take has a count."]})
         if move != Move.FOLD and "card" in data:
             raise serializers.ValidationError({"card": ["Only a fold takes a card."]})
+        if move not in TARGETED and "target" in data:
+            raise serializers.ValidationError({"target": [f"Only a {', '.join(TARGETED)} aims at a seat."]})
+        if move in TARGETED and "target" not in data:
+            raise serializers.ValidationError({"target": [f"Say which seat the {move} aims at."]})
+        if move not in TARGETED | NAMING and "ranks" in data:
+            raise serializers.ValidationError({"ranks": [f"A {move} reveals no cards."]})
         return data
 
     @property
     def action(self) -> tuple:
-        """The decision as the services record it: ("hit",), ("take", 3), ("fold", 4, 7)."""
+        """The decision as the services record it: ("hit",), ("take", 3), ("fold", 4, 7), ("play", 7),
+        ("gift", 2, 5)."""
         data = self.validated_data
-        return (data["move"], *([data["count"]] if "count" in data else []), *data.get("card", []))
+        parts = [data["count"]] if "count" in data else data.get("card", [])
+        if "target" in data:
+            parts = [data["target"]]
+        return (data["move"], *parts, *data.get("ranks", []))
 
 
 class VoidRequestSerializer(ExpectedSeqSerializer):

@@ -30,6 +30,7 @@ from tables.games.cards import RANKS
 from tables.games.pairs import PairsOptions
 from tables.games.pairs_endings import settle_game
 from tables.models import (
+    SECRET_HANDS,
     ApprovalRequest,
     CardEvent,
     Decision,
@@ -68,6 +69,9 @@ from .shoes import (
 
 # What a keyed rank off the cards' ranks is told, here and by the forms and the API's fields.
 RANK_RANGE = f"A rank is {min(RANKS)} to {max(RANKS)}"
+# Games whose shoe deals one game: a game's cards are counted from one deck (Blackstone never recycles,
+# a secret hand's reveals are checked against it).
+ONE_GAME_A_SHOE = (Game.BLACKSTONE, *SECRET_HANDS)
 # Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
 DRAW_FEE = "draw fee"
 
@@ -269,8 +273,9 @@ def _playable_shoe(table: Table) -> Shoe:
         raise HandError("There is no shoe in play at this table: start a shoe first.")
     if shoe.cut_card_out:
         raise HandError("The cut card came out last hand: retire this shoe and shuffle a new one.")
-    if table.game == Game.BLACKSTONE and shoe.hands.exists():
-        raise HandError("Blackstone is dealt from a freshly shuffled deck every game: start a new shoe.")
+    if table.game in ONE_GAME_A_SHOE and shoe.hands.exists():
+        game = table.get_game_display()
+        raise HandError(f"{game} is dealt from a freshly shuffled deck every game: start a new shoe.")
     return shoe
 
 
@@ -288,7 +293,9 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
         _check_pairs_fee(table, scores, chips)
         return seats, scores, {}
     seats = sorted(sessions)
-    ante = table.house_rules().ante
+    rules = table.house_rules()
+    # Monster's booklet ante depends on how many play (MonsterOptions.ante_for).
+    ante = rules.ante_for(len(seats)) if hasattr(rules, "ante_for") else rules.ante
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
 
@@ -434,18 +441,25 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     if not isinstance(due, CardDue):
         raise HandError(f"No card is due: the hand waits for {due.describe()}.")
     shoe = hand.shoe
-    if not shoe_cards_left(shoe, shoe_deck(shoe)):
+    if due.pile:
+        _deal(game, rank)  # a card of the game's own pile: it left the shoe before, as it was pitched
+        _append_card(hand, None, rank, receiver_for(due.to, due.why), due, by, device)
+        hand.save(update_fields=["seq"])
+        return hand
+    if _new_monster_round(hand, game, due):
+        # Monster deals each round from the whole deck shuffled again: the shoe takes every card back.
+        shoe_recycle(shoe, hand=hand, held=[], by=by, device=device)
+        game = _engine(hand_records_again(hand))
+    elif not shoe_cards_left(shoe, shoe_deck(shoe)):
         shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
         game = _engine(hand_records_again(hand))  # its shoe now holds the recycled deck, less the burn
-    rank = shoe_card_rank(shoe, rank)
-    try:
-        game.shoe.check(rank)
-    except IllegalAction as error:
-        raise RankRefused(str(error)) from error
-    try:
-        game.deal(rank)
-    except IllegalAction as error:
-        raise HandError(str(error)) from error
+    rank = shoe_card_rank(shoe, rank, face_down=due.face_down)
+    if rank is not None:  # a card dealt face down at a physical table is checked when revealed
+        try:
+            game.shoe.check(rank)
+        except IllegalAction as error:
+            raise RankRefused(str(error)) from error
+    _deal(game, rank)
     _append_card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
     _record_unrevealed(hand, shoe, game, by, device)
     shoe.save(update_fields=["cards_out", "cut_card_out"])
@@ -453,11 +467,24 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     return hand
 
 
-def _append_card(hand: Hand, shoe: Shoe, rank, receiver: str, due, by, device: str) -> None:
+def _new_monster_round(hand: Hand, game: Engine, due: CardDue) -> bool:
+    """The first card of a Monster round after the first: one shuffle (a recycle) per later round."""
+    return hand.game == Game.MONSTER and due.why == "deal" and game.rounds > 1 + len(hand.recycle_list)
+
+
+def _deal(game: Engine, rank: int | None) -> None:
+    try:
+        game.deal(rank)
+    except IllegalAction as error:
+        raise HandError(str(error)) from error
+
+
+def _append_card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: str) -> None:
+    """Record a card that left `shoe` (None: one dealt again from the game's own pile)."""
     hand.seq += 1
     card = CardEvent(
-        shoe=shoe,
-        shoe_position=shoe_take_position(shoe),
+        shoe=hand.shoe,
+        shoe_position=shoe_take_position(shoe) if shoe else None,
         rank=rank,
         receiver=receiver,
         seat=due.seat if due else None,

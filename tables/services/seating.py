@@ -22,7 +22,17 @@ from .counts import table_check_open
 from .idempotency import run_once
 from .players import Identification, PlayerError, cash_in_check, cash_in_record, player_by_card
 
-SEATS_PER_GAME = {"rocket": 6, "blackstone": 8, "starboard": 7, "pairs": 8}
+SEATS_PER_GAME = {
+    "rocket": 6,
+    "blackstone": 8,
+    "starboard": 7,
+    "pairs": 8,
+    "hawthorn": 6,
+    "goblin_poker": 8,
+    "monster": 8,
+    "regent": 6,
+    "troll_guts": 6,
+}
 
 
 class SeatError(DomainError):

@@ -27,12 +27,23 @@ from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.limits import shown
 from casino.models import AuditEvent
-from tables.games import IllegalAction, blackstone, pairs, rocket, starboard
+from tables.games import (
+    IllegalAction,
+    blackstone,
+    goblin_poker,
+    hawthorn,
+    monster,
+    pairs,
+    regent,
+    rocket,
+    starboard,
+    troll_guts,
+)
 from tables.games.base import Options
-from tables.games.cards import RANKS
+from tables.games.cards import RANKS, composition
 from tables.games.pairs_endings import CUTCHFELD, DOWNSPEAR, FORFEIT, NORLAND, TACOMA, canonical_ending
 from tables.games.replay import games
-from tables.models import Casino, Game, Pit, SeatSession, Shoe, Table
+from tables.models import SECRET_HANDS, Casino, Game, Pit, SeatSession, Shoe, Table
 from tables.selectors import supervised_pits
 
 from .idempotency import run_once
@@ -45,6 +56,13 @@ TOP_RANK = max(RANKS)
 WHITE_STONES = sum(rank for rank in RANKS if rank != blackstone.BLACK_STONE)
 # Starboard: the common hand never pairs, so it holds at most one card of each rank.
 COMMON_HAND_MOST = len(RANKS)
+SECRET_PLAYERS = {
+    Game.HAWTHORN: hawthorn.MAX_PLAYERS,
+    Game.GOBLIN_POKER: goblin_poker.MAX_PLAYERS,
+    Game.MONSTER: monster.MAX_PLAYERS,
+    Game.REGENT: regent.MAX_PLAYERS,
+    Game.TROLL_GUTS: troll_guts.MAX_PLAYERS,
+}
 # Pairs: the chart's highest losing score (two players), when the table sets none.
 CHART_HIGHEST = max(pairs.LOSING_SCORES.values())
 
@@ -151,7 +169,19 @@ def largest_payout(*, game: str, max_bet: int, rules: Options) -> int:
         others = starboard.MAX_PLAYERS - 1
         draws = COMMON_HAND_MOST - starboard.OPENING_CARDS + others
         return others * rules.ante + draws * rules.fee
+    if game in SECRET_HANDS:
+        return _secret_largest_payout(game, rules)
     return _pairs_largest_payout(rules)
+
+
+def _secret_largest_payout(game: str, rules: Options) -> int:
+    """A secret-hand pot: every other player's ante, and every card of the deck paid into the pot
+    once at its rank (a pair penalty or a fold price), plus Monster's penalty from each other player.
+    A Monster game where all tie and lose plays again, so its pot has no bound: this is one round's."""
+    most = SECRET_PLAYERS[game] - 1
+    ante = rules.ante_for(SECRET_PLAYERS[game]) if game == Game.MONSTER else rules.ante
+    penalty = rules.penalty * most if game == Game.MONSTER else 0
+    return most * ante + sum(rank * count for rank, count in enumerate(composition(1))) + penalty
 
 
 def _pairs_largest_payout(rules: Options) -> int:

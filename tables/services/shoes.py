@@ -22,13 +22,14 @@ from django.utils import timezone
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
-from tables.models import CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
+from tables.models import SECRET_HANDS, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
 from .idempotency import run_once
 
 DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
 MAX_BURN = 10
-FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD)  # their rules shuffle one deck for each game
+# Their rules shuffle one deck for each game.
+FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS)
 _system_random = secrets.SystemRandom()
 
 

@@ -33,6 +33,19 @@
     });
   });
 
+  // A secret-hand move's cards: each rank key adds one ("?" a card left face down), in the order shown.
+  document.addEventListener("click", function (event) {
+    var key = event.target.closest("[data-rank], [data-rank-clear]");
+    if (!key) return;
+    var form = key.closest("form");
+    var input = form.querySelector("[data-ranks]");
+    var ranks = input.value ? input.value.split(" ") : [];
+    if (key.hasAttribute("data-rank-clear")) ranks = [];
+    else ranks.push(key.dataset.rank);
+    input.value = ranks.join(" ");
+    form.querySelector("[data-ranks-shown]").textContent = ranks.length ? ranks.join(" ") : "none";
+  });
+
   function offline(show) {
     document.querySelectorAll(".offline").forEach(function (banner) { banner.hidden = !show; });
   }

@@ -1,0 +1,163 @@
+"""The secret-hand games at a table (issue 20.3): whole games through the hand services, on a
+physical shoe (face-down cards keyed blind, each rank named when a move reveals it) and a system shoe
+(the shoe knows every card and keeps it), their money through the ledger.
+
+A "mirror" engine plays the same game knowing every card, as the players at the table do: it says
+which moves are legal, and the dealer keys what the players show."""
+
+import random
+
+import pytest
+from django.db.models import Sum
+
+from ledger.audit import ledger_verify
+from ledger.models import Account, Posting, Transaction
+from tables.games import CardDue, DecisionDue, new_game
+from tables.games.cards import composition
+from tables.models import Game, Hand, Shoe
+from tables.review import hand_replay_check
+from tables.services import hand_decide, hand_record_card, hand_settle, hand_start
+from tables.services.engine import hand_game
+from tables.services.hands import HandError, RankRefused
+
+from .conftest import key, open_table, seat
+
+pytestmark = pytest.mark.django_db
+
+PLAYERS = {"hawthorn": 2, "goblin_poker": 3, "monster": 4, "regent": 3, "troll_guts": 3}
+CHIPS = 60
+
+
+def table_for(pit, pete, game, kind):
+    return open_table(pit, pete, game, f"{game} 1", 1, 100, kind=kind, options={"collection": "rake"})
+
+
+class Dealer:
+    """Keys a whole game at the table, as the players play it (`rng` picks among legal moves)."""
+
+    def __init__(self, hand: Hand, by, rng: random.Random):
+        self.hand, self.by, self.rng = hand, by, rng
+        setup = hand.setup
+        seats = [int(seat) for seat in setup["seats"]]
+        stakes = {int(seat): chips for seat, chips in setup["stakes"].items()}
+        self.mirror = new_game(hand.game, seats, stakes, setup["options"], setup["carry"])
+        deck = [rank for rank, n in enumerate(composition(1)) for _ in range(n)]
+        rng.shuffle(deck)
+        self.deck = deck  # a physical shoe's order, which only the cards themselves know
+
+    def play(self) -> Hand:
+        while not self.mirror.finished:
+            due = self.mirror.next
+            if isinstance(due, CardDue):
+                self.card(due)
+            else:
+                self.decide(due)
+        return self.hand
+
+    def card(self, due: CardDue) -> None:
+        physical = self.hand.shoe.kind == Shoe.Kind.PHYSICAL
+        if due.pile:
+            rank = self.rng.choice(due.ranks)
+            keyed = rank
+        elif physical:
+            rank = self.next_physical()
+            keyed = None if due.face_down else rank
+        else:
+            keyed = None
+        self.hand = hand_record_card(
+            hand=self.hand, rank=keyed, by=self.by, expected_seq=self.hand.seq, key=key()
+        )
+        if not physical and not due.pile:
+            rank = self.hand.card_list[-1].rank  # the system shoe's card, kept from the screen
+        self.mirror.deal(rank)
+
+    def next_physical(self) -> int:
+        """The next card of the physical deck the mirror's shoe can still give (a Monster round
+        shuffles the whole deck again)."""
+        while True:
+            if not self.deck or self.mirror.shoe.remaining[self.deck[0]] == 0:
+                self.deck = [r for r, n in enumerate(self.mirror.shoe.remaining) for _ in range(n)]
+                self.rng.shuffle(self.deck)
+            return self.deck.pop(0)
+
+    def decide(self, due: DecisionDue) -> None:
+        action = self.rng.choice(due.choices)
+        seq = self.hand.seq
+        self.hand = hand_decide(hand=self.hand, action=action, by=self.by, expected_seq=seq, key=key())
+        self.mirror.act(action)
+
+
+def table_chips(table) -> int:
+    """Every chip the table's accounts hold: the players', the pots', the carry and the house's."""
+    return Posting.objects.filter(account__table=table).aggregate(total=Sum("amount"))["total"] or 0
+
+
+@pytest.mark.parametrize("kind", [Shoe.Kind.PHYSICAL, Shoe.Kind.SYSTEM])
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_a_whole_game_plays_through_the_services_and_its_money_reconciles(pit, pete, dana, game, kind):
+    table = table_for(pit, pete, game, kind)
+    for number in range(1, PLAYERS[game] + 1):
+        seat(table, number, CHIPS, dana)
+    before = table_chips(table)
+
+    hand = hand_start(table=table, by=dana, key=key())
+    hand = Dealer(hand, dana, random.Random(f"{game}-{kind}")).play()
+    hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    assert hand.status == Hand.Status.SETTLED
+    for transaction in Transaction.objects.filter(table=table):
+        assert sum(transaction.postings.values_list("amount", flat=True)) == 0
+    # the table's chips came from its buy-ins and tray; none appeared or vanished in the game
+    assert table_chips(table) == before
+    settled = hand_game(Hand.objects.get(pk=hand.pk)).settlement()
+    pot_accounts = Account.objects.filter(table=table, kind__in=[Account.Kind.POT, Account.Kind.WAGER])
+    assert all(account.balance == 0 for account in pot_accounts)  # the pot paid out, split or carried
+    carry = Account.objects.get(table=table, kind=Account.Kind.CARRY).balance
+    assert carry == settled.carry_out
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+    verification = ledger_verify()
+    assert verification.clean, verification.findings
+
+
+def test_face_down_cards_are_recorded_blind_and_each_rank_when_revealed(pit, pete, dana):
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(10):  # five face down each
+        hand = hand_record_card(hand=hand, rank=None, by=dana, expected_seq=hand.seq, key=key())
+
+    hand = hand_decide(hand=hand, action=("choose", 7), by=dana, expected_seq=hand.seq, key=key())
+
+    assert [card.rank for card in hand.card_list] == [None] * 10
+    assert hand.decision_list[-1].action == ["choose", 7]
+    assert hand_game(hand).hands[1].unknown == 4
+
+
+def test_a_reveal_the_shoe_cannot_hold_is_refused_and_writes_nothing(pit, pete, dana):
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(10):
+        hand = hand_record_card(hand=hand, rank=None, by=dana, expected_seq=hand.seq, key=key())
+    # seat 1 shows the deck's one 1
+    hand = hand_decide(hand=hand, action=("choose", 1), by=dana, expected_seq=hand.seq, key=key())
+    seq = hand.seq
+
+    with pytest.raises(HandError, match="cannot hold another 1"):
+        hand_decide(hand=hand, action=("choose", 1), by=dana, expected_seq=seq, key=key())
+
+    assert Hand.objects.get(pk=hand.pk).seq == seq
+    assert hand.decisions.count() == 1
+
+
+def test_a_face_down_card_seen_by_mistake_may_be_keyed_and_counts_in_the_shoe(pit, pete, dana):
+    table = table_for(pit, pete, Game.REGENT, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    hand = hand_record_card(hand=hand, rank=1, by=dana, expected_seq=hand.seq, key=key())  # seen by mistake
+    with pytest.raises(RankRefused):
+        hand_record_card(hand=hand, rank=1, by=dana, expected_seq=hand.seq, key=key())
+    assert hand_game(hand).hands[1].known == [1]

@@ -6,7 +6,9 @@ from django.db.models import Sum
 
 from ledger.models import Account, Posting
 from tables.games import IllegalAction
-from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue
+from tables.games.base import NAMING, TARGETED
+from tables.games.base import CardEvent as EngineCard
+from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue, Receiver
 
 from .services.engine import engine_for
 
@@ -36,7 +38,40 @@ def hand_review(hand: Hand) -> dict:
         "replay": hand_replay_check(hand),
         "back_entry": BackEntry.objects.filter(hand=hand).select_related("by", "signed_by").first(),
         "held": list(HeldQueue.objects.filter(hand=hand).select_related("by")),
+        "hidden": hidden_cards(hand, list(cards), list(decisions)),
     }
+
+
+def hidden_cards(hand: Hand, cards: list[CardEvent], decisions: list[Decision]) -> dict:
+    """A secret-hand game's hidden cards: the steps that dealt a card face down (with its rank
+    where a system shoe knows it: `keyed`) and the steps that revealed ranks (a choice, a play, a
+    showdown, a see), with the seat and move. Empty for a game that hides nothing, or whose records
+    no longer replay (the replay check says so)."""
+    try:
+        transcript = engine_for(hand).transcript
+    except IllegalAction:
+        return {}
+    dealt = [event for event in transcript if isinstance(event, EngineCard)]
+    shown = [card for card in cards if card.receiver not in (Receiver.BURN, Receiver.DISCARD)]
+    face_down = [
+        {"seq": card.seq, "seat": card.seat, "keyed": card.rank, "at": card.at}
+        for card, event in zip(shown, dealt, strict=False)
+        if event.face_down
+    ]
+    if not face_down:
+        return {}
+    revealed = [
+        {"seq": d.seq, "seat": d.seat, "move": d.action[0], "ranks": _revealed_ranks(d.action), "at": d.at}
+        for d in decisions
+        if d.action[0] in NAMING or d.action[0] in TARGETED
+    ]
+    return {"face_down": face_down, "revealed": revealed}
+
+
+def _revealed_ranks(action: list) -> list:
+    """The ranks a recorded move names ("?" for one left face down): after the target, if it aims."""
+    ranks = action[2:] if action[0] in TARGETED else action[1:]
+    return ["?" if rank is None else rank for rank in ranks]
 
 
 def hand_replay_check(hand: Hand) -> dict:

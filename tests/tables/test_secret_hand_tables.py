@@ -16,7 +16,7 @@ from tables.games import CardDue, DecisionDue, new_game
 from tables.games.cards import composition
 from tables.models import Game, Hand, Shoe
 from tables.review import hand_replay_check
-from tables.services import hand_decide, hand_record_card, hand_settle, hand_start
+from tables.services import hand_decide, hand_record_card, hand_settle, hand_start, shift_start
 from tables.services.engine import hand_game
 from tables.services.hands import HandError, RankRefused
 
@@ -161,3 +161,25 @@ def test_a_face_down_card_seen_by_mistake_may_be_keyed_and_counts_in_the_shoe(pi
     with pytest.raises(RankRefused):
         hand_record_card(hand=hand, rank=1, by=dana, expected_seq=hand.seq, key=key())
     assert hand_game(hand).hands[1].known == [1]
+
+
+def test_the_pit_review_shows_each_card_dealt_face_down_and_each_reveal(client, pit, pete, dana):
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(10):
+        hand = hand_record_card(hand=hand, rank=None, by=dana, expected_seq=hand.seq, key=key())
+    for rank in (7, 3):  # the first cards, chosen in secret, shown together
+        hand = hand_decide(hand=hand, action=("choose", rank), by=dana, expected_seq=hand.seq, key=key())
+    shift_start(user=pete, pit=pit, by=pete)
+    client.force_login(pete)
+
+    page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    section = page[page.index('class="hidden-cards"') :].split("</section>")[0]
+    dealt = section[section.index('class="list dealt-face-down"') :].split("</table>")[0]
+    reveals = section[section.index('class="list reveals"') :].split("</table>")[0]
+    assert dealt.count("<tr>") == 11 and dealt.count(">unseen<") == 10  # a header and ten blind cards
+    assert ">11</td><td>Seat 1</td><td>choose</td><td class=\"num\">7<" in reveals
+    assert ">12</td><td>Seat 2</td><td>choose</td><td class=\"num\">3<" in reveals

@@ -536,6 +536,8 @@ def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
         "why": "hit",
         "says": "Next card: seat 1 (hit).",
         "place": None,
+        "face_down": False,
+        "pile": False,
     }
     assert [s["cards"][0]["rank"] for s in screen["seats"]] == [5, 6, 2] and screen["dealer"] == [9]
 

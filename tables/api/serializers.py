@@ -454,6 +454,14 @@ class ScreenNextSerializer(serializers.Serializer):
     place = serializers.IntegerField(
         required=False, allow_null=True, help_text="A system shoe: the rank of the card to place next."
     )
+    face_down = serializers.BooleanField(
+        required=False,
+        help_text="card: dealt face down (secret-hand games); send no rank at a physical table.",
+    )
+    pile = serializers.BooleanField(
+        required=False,
+        help_text="card: from the game's own pile (Goblin Poker's pitched cards): key its rank.",
+    )
 
 
 class ScreenShoeSerializer(serializers.Serializer):
@@ -490,6 +498,13 @@ class ScreenActionsSerializer(serializers.Serializer):
     )
     draw_fee = serializers.IntegerField(allow_null=True, help_text="Starboard: what a draw costs.")
     fold_picks_card = serializers.BooleanField()
+    targeted = serializers.ListField(
+        child=serializers.ChoiceField(choices=MOVES), help_text="Moves that name a `target` seat."
+    )
+    naming = serializers.ListField(
+        child=serializers.ChoiceField(choices=MOVES), help_text="Moves that name the `ranks` they reveal."
+    )
+    targets = serializers.ListField(child=serializers.IntegerField(), help_text="Seats a move may aim at.")
 
 
 class ScreenCorrectableSerializer(serializers.Serializer):
@@ -558,6 +573,9 @@ class HandScreenSerializer(serializers.Serializer):
     )
     pot = serializers.IntegerField(allow_null=True)
     scores = serializers.DictField(allow_null=True, help_text="Pairs: scores going in and the target.")
+    secret = serializers.DictField(
+        allow_null=True, help_text="Secret-hand games: the pot carried in, the face-down piles, the round."
+    )
     turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
     next = ScreenNextSerializer()
     shoe = ScreenShoeSerializer()

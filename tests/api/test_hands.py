@@ -251,3 +251,35 @@ def test_a_void_request_waits_for_the_pit_and_its_approval_reverses_the_hands_po
     assert Hand.objects.get(pk=dealt["hand"]).status == "voided"
     assert Account.objects.get(kind="wager", ref=dealt["hand"]).balance == 0
     assert Transaction.objects.filter(hand_id=dealt["hand"], kind="correction").count() == 1
+
+
+def test_a_regent_game_is_played_through_the_api_face_down_cards_blind_and_an_attack_aimed(
+    as_dana, dana, pete, pit
+):
+    from tables.review import posted_results
+    from tests.tables.conftest import deal_at, open_table
+
+    regent = open_table(pit, pete, "regent", "Regent 1", 1, 100, options={"collection": "none"})
+    deal_at(regent, dana, pete)
+    for number in (1, 2):
+        as_dana.change(f"/api/tables/{regent.pk}/seats/", {"seat": number, "buy_in": 50})
+    hand = as_dana.change(f"/api/tables/{regent.pk}/hands/", {}).json()
+    for _ in range(4):  # two face down each: keyed without a rank
+        assert hand["next"]["face_down"] is True
+        hand = card(as_dana, hand, None).json()
+    hand = card(as_dana, card(as_dana, hand, 3).json(), 5).json()  # the upcards: seat 1's 3 is low
+    assert hand["actions"]["targeted"] == ["attack", "gift", "see"] and hand["actions"]["targets"] == [2]
+
+    refused = decide(as_dana, hand, "attack")
+    assert refused.status_code == 400 and "target" in refused.json()
+    assert decide(as_dana, hand, "draw", target=2).status_code == 400
+    hand = decide(as_dana, hand, "attack", target=2).json()
+    hand = card(as_dana, hand, 5).json()  # the attack's card pairs seat 2's 5: seat 1 pays 5 and loses
+    hand = settle(as_dana, hand).json()
+
+    assert hand["status"] == "settled"
+    assert Decision.objects.get(hand_id=hand["hand"]).action == ["attack", 2]
+    assert [card.rank for card in CardEvent.objects.filter(hand_id=hand["hand"]).order_by("seq")] == [
+        None, None, None, None, 3, 5, 5
+    ]
+    assert posted_results(Hand.objects.get(pk=hand["hand"])) == {"1": -5, "2": 5}

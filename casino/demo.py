@@ -40,6 +40,7 @@ DEMO_USERS = (
     ("dev", DEALER, "dev-deals-2026"),
     ("dora", DEALER, "dora-deals-2026"),
     ("dirk", DEALER, "dirk-deals-2026"),
+    ("dina", DEALER, "dina-deals-2026"),
     ("pete", PIT_MANAGER, "pete-watches-2026"),
     ("pam", PIT_MANAGER, "pam-watches-2026"),
     ("ada", AUDITOR, "ada-audits-2026"),
@@ -53,6 +54,7 @@ DEMO_TABLES = (
     ("Blackstone 1", Game.BLACKSTONE, 5, 500, 100, "dev"),
     ("Starboard 1", Game.STARBOARD, 1, 100, 10, "dora"),
     ("Pairs 1", Game.PAIRS, 1, 100, 10, "dirk"),
+    ("Hawthorn 1", Game.HAWTHORN, 1, 100, 20, "dina"),  # a secret-hand game: hands dealt face down
 )
 # The house rakes the demo pot tables (docs/rules/collection.md); Starboard's and Pairs' pots are
 # small, so they rake 10% to show a take at demo stakes, and Pairs plays for money (Cutchfeld).
@@ -60,6 +62,7 @@ DEMO_OPTIONS = {
     "Blackstone 1": {"collection": "rake"},
     "Starboard 1": {"collection": "rake", "rake_percent": 10},
     "Pairs 1": {"ending": "cutchfeld", "collection": "rake", "rake_percent": 10},
+    "Hawthorn 1": {"collection": "rake", "rake_percent": 10},
 }
 DEMO_PLAYERS = (
     # name, player card, identification (type, number, issuer) or None: seat them by card at a tablet
@@ -83,7 +86,7 @@ def seed_demo() -> list[tuple[str, str, str]]:
     """Create the demo casino, pit, tables and users, put both pit managers in the pit and a
     dealer on shift at every table, fund each tray from the cage and open it with a signed count
     (the dealer counts, pete witnesses), and shuffle Rocket's 8-deck shoe: every flow in the docs
-    can then be tried without the admin. A fifth table, Rocket 2, has played and closed a full day
+    can then be tried without the admin. Another table, Rocket 2, has played and closed a full day
     for the master game report (`reports.demo`).
 
     Returns the (username, role, password) logins.

@@ -36,6 +36,7 @@ from tables.games.rocket_fast import lowest, play
 from tables.simulation import (
     BURN,
     POT_STRATEGIES,
+    SECRET_HANDS,
     Estimate,
     ShoeCounter,
     ShoeExhausted,
@@ -347,4 +348,25 @@ def _pairs(counted: PotRun, options, seats, shoe, choose, carry: int, number: in
     return settlement.carry_out
 
 
-POT_GAMES = {"blackstone": _blackstone, "starboard": _starboard, "pairs": _pairs}
+def _secret(name: str):
+    """A secret-hand game, dealt as `tables.simulation` deals it: the engine is told of the burn,
+    and a system shoe names every face-down card."""
+
+    def play(counted: PotRun, options, seats, shoe, choose, carry: int, number: int) -> int:
+        game = new_game(name, seats, dict.fromkeys(seats, 100), options.as_record(), carry)
+        for rank in shoe.discards:
+            game.burn(rank)
+        settlement = play_checked(game, shoe, choose)
+        shoe.end_hand()
+        counted.add(settlement.deltas, 1, _cards(game))
+        return settlement.carry_out
+
+    return play
+
+
+POT_GAMES = {
+    "blackstone": _blackstone,
+    "starboard": _starboard,
+    "pairs": _pairs,
+    **{name: _secret(name) for name in SECRET_HANDS},
+}

@@ -56,7 +56,18 @@ POT_PLAYERS = 4  # players simulated at a pot table: a typical game (2 to 8 may 
 POT_STRATEGY = "cautious"  # `tables.simulation.cautious`: hits or takes the minimum, folds one time in four
 # Hands (Pairs) or games (Blackstone, Starboard) dealt per hour: assumptions for the per-hour
 # figures, stated on the sheet; a casino that timed its tables sets PAR_SHEET_HANDS_PER_HOUR.
-HANDS_PER_HOUR = {Game.BLACKSTONE: 30, Game.STARBOARD: 40, Game.PAIRS: 60}
+# Games an hour at a table (a Pairs round counts as a hand); the secret-hand games' are the house's
+# estimates until tables have dealt them (PAR_SHEET_HANDS_PER_HOUR overrides any of them).
+HANDS_PER_HOUR = {
+    Game.BLACKSTONE: 30,
+    Game.STARBOARD: 40,
+    Game.PAIRS: 60,
+    Game.HAWTHORN: 20,
+    Game.GOBLIN_POKER: 15,
+    Game.MONSTER: 20,
+    Game.REGENT: 30,
+    Game.TROLL_GUTS: 20,
+}
 MINUTES_PER_HOUR = 60
 Progress = Callable[[int, str], None]
 

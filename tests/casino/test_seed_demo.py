@@ -34,7 +34,8 @@ def test_seeding_twice_gives_one_demo_floor():
     assert Casino.objects.count() == 1
     assert Pit.objects.count() == 1
     games = sorted(Table.objects.values_list("game", flat=True))
-    assert games == ["blackstone", "hawthorn", "pairs", "rocket", "rocket", "starboard"]  # Rocket 2: the played day
+    # the second Rocket table is Rocket 2, with its played day
+    assert games == ["blackstone", "hawthorn", "pairs", "rocket", "rocket", "starboard"]
     rocket_shoes = Shoe.objects.filter(table__game="rocket")
     assert [s.decks for s in rocket_shoes] == [8, 8]
     for table in Table.objects.exclude(name=DAY_TABLE):

@@ -24,13 +24,15 @@ def games() -> dict[str, type[Game]]:
     from .hawthorn import Hawthorn
     from .monster import Monster
     from .pairs import Pairs
+    from .port import Port
     from .regent import Regent
     from .rocket import Rocket
     from .starboard import Starboard
     from .troll_guts import TrollGuts
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands)}
+    points = (Port,)  # the points and bidding games
+    return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 
 def new_game(

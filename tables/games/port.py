@@ -78,7 +78,7 @@ class Port(Game):
         for seat, score in self.stakes.items():
             if isinstance(score, bool) or not isinstance(score, int) or score < 0:
                 raise IllegalAction(f"Seat {seat}'s score must be a whole number of points, not {score!r}.")
-        if game_result(self.stakes, self.options.target, self.options.playoff, self.seats)["game_over"]:
+        if game_result(self.stakes, self.options.target, self.options.playoff)["game_over"]:
             raise IllegalAction("The game is already won: no round can be dealt.")
 
     # -- what the round waits for -------------------------------------------
@@ -148,7 +148,7 @@ class Port(Game):
             "points": points,
             "scores": scores,
             "target": self.options.target,
-            **game_result(scores, self.options.target, self.options.playoff, self.seats),
+            **game_result(scores, self.options.target, self.options.playoff),
         }
         self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
 
@@ -163,7 +163,7 @@ def round_points(seats, totals: dict[int, int]) -> dict[int, int]:
     }
 
 
-def game_result(scores: dict[int, int], target: int, playoff: str, seats) -> dict:
+def game_result(scores: dict[int, int], target: int, playoff: str) -> dict:
     """Whether the game is over after a round: one top score at or above `target` wins it; a tie
     for the top there is played off (`playoff`: the tied players, or every player of the game)."""
     top = max(scores.values())

@@ -53,12 +53,12 @@ def test_tie_break_cards_stay_in_the_stack_and_count_and_a_pairing_one_is_replac
 
 
 def test_the_first_to_21_wins_and_a_tie_at_the_top_is_played_off_by_the_tied_players():
-    assert game_result({1: 20, 2: 19}, 21, "tied", [1, 2])["game_over"] is False
-    won = game_result({1: 22, 2: 19}, 21, "tied", [1, 2])
+    assert game_result({1: 20, 2: 19}, 21, "tied")["game_over"] is False
+    won = game_result({1: 22, 2: 19}, 21, "tied")
     assert won == {"game_over": True, "winner": 1, "playoff": None}
-    tied = game_result({1: 22, 2: 22, 3: 10}, 21, "tied", [1, 2, 3])
+    tied = game_result({1: 22, 2: 22, 3: 10}, 21, "tied")
     assert tied == {"game_over": False, "winner": None, "playoff": [1, 2]}
-    assert game_result({1: 22, 2: 22, 3: 10}, 21, "all", [1, 2, 3])["playoff"] == [1, 2, 3]
+    assert game_result({1: 22, 2: 22, 3: 10}, 21, "all")["playoff"] == [1, 2, 3]
 
 
 def test_a_playoff_deals_only_the_tied_players_and_n_counts_them():

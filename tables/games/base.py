@@ -41,11 +41,15 @@ class Move(StrEnum):
     ATTACK = "attack"  # Regent: a card from the deck onto a target's stack
     GIFT = "gift"  # Regent: a card from the hand onto a target's stack
     SEE = "see"  # Regent: the target's face-down cards revealed
+    # Points and bidding games.
+    PICK = "pick"  # Pickup: the pool card the played card picks up (its rank)
+    STACK = "stack"  # Pickup: the played card into the player's own score pile
+    DECLINE = "decline"  # Pickup: the played card discarded, nothing picked up
 
 
 # Moves whose record names a target seat first (then any ranks), and moves whose record is ranks.
 TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE})
-NAMING = frozenset({Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY})
+NAMING = frozenset({Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK})
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ def games() -> dict[str, type[Game]]:
     from .hawthorn import Hawthorn
     from .monster import Monster
     from .pairs import Pairs
+    from .pickup import Pickup
     from .port import Port
     from .regent import Regent
     from .rocket import Rocket
@@ -31,7 +32,7 @@ def games() -> dict[str, type[Game]]:
     from .troll_guts import TrollGuts
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    points = (Port,)  # the points and bidding games
+    points = (Port, Pickup)  # the points and bidding games
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 

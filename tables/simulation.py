@@ -46,7 +46,10 @@ SLOW_CHUNK_HANDS = 2_000  # the same for the checked engine and the luck-adjuste
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The secret-hand games, dealt by a system shoe that names every face-down card.
 SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
-GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS)
+# The points games: a simulated "hand" is a whole game, rounds until the game is over.
+POINTS_GAMES = ("port", "pickup")
+WHOLE_DECK = ("pickup",)  # dealt whole from a fresh shuffle every deal, with no burn (RULINGS)
+GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS, *POINTS_GAMES)
 
 
 # -- shoes -------------------------------------------------------------------
@@ -407,6 +410,9 @@ class Tally:
     adjusted_sq: float = 0.0
     shuffles: int = 0
     refills: int = 0
+    spread: int = 0  # points games: the final scores' top less bottom, summed over games
+    spread_sq: int = 0
+    first_wins: int = 0  # points games: games the first seat (the dealer's left) won alone
     shoes: ShoeSums = field(default_factory=ShoeSums)
 
     def add(self, other: Tally) -> Tally:
@@ -577,6 +583,15 @@ class Report:
                     f"(unadjusted results of the same hands: {100 * plain.mean:.3f}% "
                     f"+/- {100 * plain.half_width:.3f}%)"
                 )
+        elif s.game in POINTS_GAMES:
+            spread = estimate(t.spread, t.spread_sq, t.games)
+            out += [
+                f"rounds per game {t.hands / max(t.games, 1):.3f} (game length)",
+                f"final score spread (top less bottom) {spread.mean:.3f} +/- {spread.half_width:.3f} "
+                f"points (95% CI)",
+                f"first seat (the dealer's left) won alone {100 * t.first_wins / max(t.games, 1):.2f}% "
+                f"of games against {100 / s.players:.2f}% for an even share",
+            ]
         else:
             pot, won = self.pot, t.moved / max(t.games, 1)
             out += [
@@ -876,7 +891,39 @@ def _pairs_game(
             state = {"in_play": result["in_play"], "to_act": result["next_to_act"]}
 
 
+def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
+    """Whole games of a points game, every seat from 0: rounds until the result says the game is
+    over (a Port playoff deals the tied players). Counts rounds, the final scores' spread, and the
+    games the first seat won alone."""
+    seats, shoe, choose = _pot_table(spec, index)
+    if spec.game in WHOLE_DECK:
+        shoe = SimShoe(1, shuffler(spec.seed, index), 0, penetration=None)
+    tally = Tally()
+    for _ in range(games):
+        scores, playing = dict.fromkeys(seats, 0), seats
+        while True:
+            if spec.game in WHOLE_DECK:
+                shoe.shuffle()
+            game = new_game(spec.game, playing, scores, spec.options)
+            result = play_checked(game, shoe, choose).result
+            shoe.end_hand()
+            _count(tally, game)
+            tally.games -= 1  # a game is many rounds: counted once below
+            scores = dict(result["scores"])
+            if result["game_over"]:
+                break
+            playing = result.get("playoff") or seats
+        tally.games += 1
+        spread = max(scores.values()) - min(scores.values())
+        tally.spread, tally.spread_sq = tally.spread + spread, tally.spread_sq + spread * spread
+        winners = result.get("winners") or [result.get("winner")]
+        tally.first_wins += winners == [seats[0]]
+    tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
+    return tally
+
+
 POT_CHUNKS: dict[str, Callable[[RunSpec, int, int], Tally]] = {
+    **dict.fromkeys(POINTS_GAMES, points_chunk),
     "blackstone": blackstone_chunk,
     **dict.fromkeys(SECRET_HANDS, secret_hands_chunk),
     "starboard": starboard_chunk,

@@ -93,6 +93,11 @@ TABLES = [
     Table("goblin_poker", {"two_survivors": "split", "collection": "fee"}, (3, 8), (2, 40)),
     Table("regent", {"ante": 1, "deal": "packets"}, (3, 6), (1, 40), carry=True),
     Table("troll_guts", {"steal_own": True, "buy_price": 2, "rake_percent": 50}, (3, 6), (1, 30)),
+    # The points and bidding games (issue 21): stakes are the scores going in; no money moves.
+    Table("port", {}, (2, 7), (0, 20)),
+    Table("port", {"pieces_of_eight": True, "target": 30, "playoff": "all"}, (2, 7), (0, 29)),
+    Table("pickup", {}, (2, 6), (0, 60)),
+    Table("pickup", {"game": "long"}, (2, 4), (0, 99)),
 ]
 
 

@@ -225,3 +225,19 @@ def test_the_secret_hand_games_run_with_named_strategies_and_report_the_house(ga
     assert 0 < report.tally.house <= report.tally.pot // 10
     lines = "\n".join(report.lines())
     assert "average pot" in lines and "decisions per hand" in lines and "house's collection" in lines
+
+
+@pytest.mark.parametrize("game, players", [("port", 4), ("pickup", 3), ("pickup", 6)])
+@pytest.mark.parametrize("strategy", ["random", "cautious"])
+def test_the_points_games_play_whole_games_and_report_length_spread_and_the_first_seat(
+    game, players, strategy
+):
+    report = run(RunSpec(game=game, players=players, hands=30, seed=3, workers=1, strategy=strategy))
+
+    tally = report.tally
+    assert tally.games == 30 and tally.hands >= 30 and tally.house == 0  # no money moves
+    assert 0 <= tally.first_wins <= 30 and tally.spread >= 0
+    if game == "pickup":  # one deal a game, the whole deck: hands of 6 or 5, five-card pools
+        assert tally.hands == 30 and tally.cards == 30 * (players * 6 + 30 if players == 3 else 55)
+    lines = "\n".join(report.lines())
+    assert "rounds per game" in lines and "score spread" in lines and "first seat" in lines

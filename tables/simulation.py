@@ -47,8 +47,8 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The secret-hand games, dealt by a system shoe that names every face-down card.
 SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
 # The points games: a simulated "hand" is a whole game, rounds until the game is over.
-POINTS_GAMES = ("port", "pickup")
-WHOLE_DECK = ("pickup",)  # dealt whole from a fresh shuffle every deal, with no burn (RULINGS)
+POINTS_GAMES = ("port", "pickup", "five_cards")
+WHOLE_DECK = ("pickup", "five_cards")  # a fresh shuffle every round, with no burn (RULINGS)
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS, *POINTS_GAMES)
 
 
@@ -900,11 +900,11 @@ def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
         shoe = SimShoe(1, shuffler(spec.seed, index), 0, penetration=None)
     tally = Tally()
     for _ in range(games):
-        scores, playing = dict.fromkeys(seats, 0), seats
+        scores, playing, state = dict.fromkeys(seats, 0), seats, {}
         while True:
             if spec.game in WHOLE_DECK:
                 shoe.shuffle()
-            game = new_game(spec.game, playing, scores, spec.options)
+            game = new_game(spec.game, playing, scores, spec.options, **state)
             result = play_checked(game, shoe, choose).result
             shoe.end_hand()
             _count(tally, game)
@@ -913,6 +913,7 @@ def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
             if result["game_over"]:
                 break
             playing = result.get("playoff") or seats
+            state = {"first": result["next_first"]} if "next_first" in result else {}
         tally.games += 1
         spread = max(scores.values()) - min(scores.values())
         tally.spread, tally.spread_sq = tally.spread + spread, tally.spread_sq + spread * spread

@@ -45,11 +45,14 @@ class Move(StrEnum):
     PICK = "pick"  # Pickup: the pool card the played card picks up (its rank)
     STACK = "stack"  # Pickup: the played card into the player's own score pile
     DECLINE = "decline"  # Pickup: the played card discarded, nothing picked up
+    PLACE = "place"  # Five Cards: the drawn card onto a column (named by its target's rank)
 
 
 # Moves whose record names a target seat first (then any ranks), and moves whose record is ranks.
 TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE})
-NAMING = frozenset({Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK})
+NAMING = frozenset(
+    {Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK, Move.PLACE}
+)
 
 
 @dataclass(frozen=True)

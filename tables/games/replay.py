@@ -20,6 +20,7 @@ class Replay:
 
 def games() -> dict[str, type[Game]]:
     from .blackstone import Blackstone
+    from .five_cards import FiveCards
     from .goblin_poker import GoblinPoker
     from .hawthorn import Hawthorn
     from .monster import Monster
@@ -32,7 +33,7 @@ def games() -> dict[str, type[Game]]:
     from .troll_guts import TrollGuts
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    points = (Port, Pickup)  # the points and bidding games
+    points = (Port, Pickup, FiveCards)  # the points and bidding games
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 

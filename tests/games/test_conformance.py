@@ -98,6 +98,8 @@ TABLES = [
     Table("port", {"pieces_of_eight": True, "target": 30, "playoff": "all"}, (2, 7), (0, 29)),
     Table("pickup", {}, (2, 6), (0, 60)),
     Table("pickup", {"game": "long"}, (2, 4), (0, 99)),
+    Table("five_cards", {}, (2, 2), (0, 99)),
+    Table("five_cards", {"target": 30}, (2, 2), (0, 29)),
 ]
 
 

@@ -47,8 +47,8 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The secret-hand games, dealt by a system shoe that names every face-down card.
 SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
 # The points games: a simulated "hand" is a whole game, rounds until the game is over.
-POINTS_GAMES = ("port", "pickup", "five_cards")
-WHOLE_DECK = ("pickup", "five_cards")  # a fresh shuffle every round, with no burn (RULINGS)
+POINTS_GAMES = ("port", "pickup", "five_cards", "venture")
+WHOLE_DECK = ("pickup", "five_cards", "venture")  # a fresh shuffle every round, with no burn (RULINGS)
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS, *POINTS_GAMES)
 
 
@@ -891,6 +891,13 @@ def _pairs_game(
             state = {"in_play": result["in_play"], "to_act": result["next_to_act"]}
 
 
+def next_round_state(result: dict) -> dict:
+    """What a points game's next round is told of the last: its starter (Five Cards), its deal's
+    number (Venture)."""
+    state = {"first": result["next_first"]} if "next_first" in result else {}
+    return {**state, "deal": result["deal"] + 1} if "deal" in result else state
+
+
 def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
     """Whole games of a points game, every seat from 0: rounds until the result says the game is
     over (a Port playoff deals the tied players). Counts rounds, the final scores' spread, and the
@@ -913,7 +920,7 @@ def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
             if result["game_over"]:
                 break
             playing = result.get("playoff") or seats
-            state = {"first": result["next_first"]} if "next_first" in result else {}
+            state = next_round_state(result)
         tally.games += 1
         spread = max(scores.values()) - min(scores.values())
         tally.spread, tally.spread_sq = tally.spread + spread, tally.spread_sq + spread * spread

@@ -46,12 +46,13 @@ class Move(StrEnum):
     STACK = "stack"  # Pickup: the played card into the player's own score pile
     DECLINE = "decline"  # Pickup: the played card discarded, nothing picked up
     PLACE = "place"  # Five Cards: the drawn card onto a column (named by its target's rank)
+    KEEP = "keep"  # Venture's draft: the three cards kept from the packet (none named when blind)
 
 
 # Moves whose record names a target seat first (then any ranks), and moves whose record is ranks.
 TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE})
 NAMING = frozenset(
-    {Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK, Move.PLACE}
+    {Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK, Move.PLACE, Move.KEEP}
 )
 
 

@@ -31,9 +31,10 @@ def games() -> dict[str, type[Game]]:
     from .rocket import Rocket
     from .starboard import Starboard
     from .troll_guts import TrollGuts
+    from .venture import Venture
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    points = (Port, Pickup, FiveCards)  # the points and bidding games
+    points = (Port, Pickup, FiveCards, Venture)  # the points and bidding games
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 

@@ -100,6 +100,8 @@ TABLES = [
     Table("pickup", {"game": "long"}, (2, 4), (0, 99)),
     Table("five_cards", {}, (2, 2), (0, 99)),
     Table("five_cards", {"target": 30}, (2, 2), (0, 29)),
+    Table("venture", {}, (3, 8), (-20, 20)),
+    Table("venture", {"draft": True, "deals": 3}, (3, 8), (-20, 20)),
 ]
 
 

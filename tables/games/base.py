@@ -47,12 +47,17 @@ class Move(StrEnum):
     DECLINE = "decline"  # Pickup: the played card discarded, nothing picked up
     PLACE = "place"  # Five Cards: the drawn card onto a column (named by its target's rank)
     KEEP = "keep"  # Venture's draft: the three cards kept from the packet (none named when blind)
+    PASS = "pass"  # Kitty: a card passed to the left (its rank, or ? unseen)
+    GIVE = "give"  # Kitty: the target the 1 took, given to another player (a seat)
 
 
 # Moves whose record names a target seat first (then any ranks), and moves whose record is ranks.
-TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE})
+TARGETED = frozenset({Move.STEAL, Move.ATTACK, Move.GIFT, Move.SEE, Move.GIVE})
 NAMING = frozenset(
-    {Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY, Move.PICK, Move.PLACE, Move.KEEP}
+    {
+        *(Move.CHOOSE, Move.PLAY, Move.PITCH, Move.DISCARD, Move.SHOW, Move.BUY),  # the secret-hand games
+        *(Move.PICK, Move.PLACE, Move.KEEP, Move.PASS),  # the points and bidding games
+    }
 )
 
 

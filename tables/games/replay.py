@@ -23,6 +23,7 @@ def games() -> dict[str, type[Game]]:
     from .five_cards import FiveCards
     from .goblin_poker import GoblinPoker
     from .hawthorn import Hawthorn
+    from .kitty import Kitty
     from .monster import Monster
     from .pairs import Pairs
     from .pickup import Pickup
@@ -34,7 +35,7 @@ def games() -> dict[str, type[Game]]:
     from .venture import Venture
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    points = (Port, Pickup, FiveCards, Venture)  # the points and bidding games
+    points = (Port, Pickup, FiveCards, Venture, Kitty)  # the points and bidding games
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 

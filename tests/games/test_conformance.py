@@ -102,6 +102,9 @@ TABLES = [
     Table("five_cards", {"target": 30}, (2, 2), (0, 29)),
     Table("venture", {}, (3, 8), (-20, 20)),
     Table("venture", {"draft": True, "deals": 3}, (3, 8), (-20, 20)),
+    Table("kitty", {}, (3, 6), (0, 30)),
+    Table("kitty", {"soft": False, "partners": True, "point_value": 2}, (4, 4), (0, 30)),
+    Table("kitty", {"soft": True, "target": 100, "point_value": 1}, (3, 6), (0, 99)),
 ]
 
 

@@ -47,9 +47,9 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The secret-hand games, dealt by a system shoe that names every face-down card.
 SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
 # The points games: a simulated "hand" is a whole game, rounds until the game is over.
-POINTS_GAMES = ("port", "pickup", "five_cards", "venture", "kitty")
+POINTS_GAMES = ("port", "pickup", "five_cards", "venture", "kitty", "sweep")
 # A fresh shuffle every round, with no burn (RULINGS): all but Port.
-WHOLE_DECK = ("pickup", "five_cards", "venture", "kitty")
+WHOLE_DECK = ("pickup", "five_cards", "venture", "kitty", "sweep")
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS, *POINTS_GAMES)
 
 

@@ -31,11 +31,12 @@ def games() -> dict[str, type[Game]]:
     from .regent import Regent
     from .rocket import Rocket
     from .starboard import Starboard
+    from .sweep import Sweep
     from .troll_guts import TrollGuts
     from .venture import Venture
 
     secret_hands = (Hawthorn, GoblinPoker, Monster, Regent, TrollGuts)
-    points = (Port, Pickup, FiveCards, Venture, Kitty)  # the points and bidding games
+    points = (Port, Pickup, FiveCards, Venture, Kitty, Sweep)  # the points and bidding games
     return {g.name: g for g in (Rocket, Blackstone, Starboard, Pairs, *secret_hands, *points)}
 
 

@@ -105,6 +105,8 @@ TABLES = [
     Table("kitty", {}, (3, 6), (0, 30)),
     Table("kitty", {"soft": False, "partners": True, "point_value": 2}, (4, 4), (0, 30)),
     Table("kitty", {"soft": True, "target": 100, "point_value": 1}, (3, 6), (0, 99)),
+    Table("sweep", {}, (3, 6), (0, 30)),
+    Table("sweep", {"target": 150}, (3, 6), (0, 149)),
 ]
 
 

@@ -26,6 +26,7 @@ from django.db.models.query import ModelIterable
 from django.utils import timezone
 
 from ledger.models import AppendOnly, AppendOnlyQuerySet, Chained, Sealed, utc_iso
+from tables.games import rounds
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 
 
@@ -40,10 +41,19 @@ class Game(models.TextChoices):
     MONSTER = "monster", "Monster"
     REGENT = "regent", "Regent"
     TROLL_GUTS = "troll_guts", "Troll Guts"
+    # The booklet's points and bidding games (tables.games.rounds): scored in rounds to a score.
+    PORT = "port", "Port"
+    SWEEP = "sweep", "Sweep"
+    KITTY = "kitty", "Kitty"
+    VENTURE = "venture", "Venture"
+    FIVE_CARDS = "five_cards", "Five Cards"
+    PICKUP = "pickup", "Pickup"
 
 
 # The secret-hand games: each game is dealt from a freshly shuffled deck, so a shoe deals one game.
 SECRET_HANDS = (Game.HAWTHORN, Game.GOBLIN_POKER, Game.MONSTER, Game.REGENT, Game.TROLL_GUTS)
+POINTS_GAMES = tuple(Game(name) for name in rounds.POINTS_GAMES)
+WHOLE_DECK = tuple(Game(name) for name in rounds.WHOLE_DECK)  # a fresh shoe, no burn, every round
 
 
 class Casino(models.Model):

@@ -26,6 +26,7 @@ from tables.games.base import NAMING, TARGETED
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
 from tables.models import (
+    POINTS_GAMES,
     SECRET_HANDS,
     ApprovalRequest,
     CardEvent,
@@ -82,6 +83,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "pot": extras.get("pot"),
         "scores": extras.get("scores"),
         "secret": extras.get("secret"),
+        "points": extras.get("points"),
         "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
         "next": _next(due, hand, deck, playable),
         "shoe": _shoe(hand.shoe, deck),
@@ -94,7 +96,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         # Nothing to key offline once the hand is over: the settlement needs the server. A secret
         # hand's steps name face-down cards and seats, which the offline keypad cannot: they wait too.
         "offline": _offline_keypad(hand)
-        if playable and not isinstance(due, Finished) and hand.game not in SECRET_HANDS
+        if playable and not isinstance(due, Finished) and hand.game not in (*SECRET_HANDS, *POINTS_GAMES)
         else None,
     }
 
@@ -123,7 +125,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
         "same_bets": [{"seat": seat, "bet": bet} for seat, bet in sorted(bets.items())],
-        "ante": None if table.game in (Game.ROCKET, Game.PAIRS) else _ante(table),
+        "ante": None if table.game in NO_ANTE else _ante(table),
         "collection": _collection_note(table),
         "shoe_note": _shoe_note(shoe),
         "is_open": table_is_open(table),
@@ -383,7 +385,7 @@ def _seat(hand: Hand, seat: int, cards, names: dict, chips: dict, game, due, ext
         "cards": _black_stones(seat, game)
         if hand.game == Game.BLACKSTONE
         else _secret_cards(seat, game)
-        if hand.game in SECRET_HANDS
+        if hand.game in (*SECRET_HANDS, *POINTS_GAMES)
         else _seat_cards(hand, seat, cards),
         "status": extras["status"].get(seat, ""),
         "to_act": isinstance(due, DecisionDue) and due.seat == seat,
@@ -413,12 +415,19 @@ def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str,
     return shown
 
 
+# A game's face-up cards in front of a seat, and in the centre, by the name the engine keeps them under.
+FACE_UP = ("stacks", "piles", "captured")
+CENTRE_CARDS = ("pool", "centre", "targets")
+NO_ANTE = (Game.ROCKET, Game.PAIRS, *POINTS_GAMES)
+
+
 def _secret_cards(seat: int, game) -> list[dict[str, Any]]:
-    """A secret-hand seat's face-up stack, then its face-down cards, never their ranks (a system
-    shoe knows them; the dealer's screen must not show them)."""
-    face_up = getattr(game, "stacks", {}).get(seat, ())  # Monster keeps no stacks
+    """A seat's face-up cards (a secret-hand game's stack, a points game's stack, score pile or
+    captures), then its face-down cards, never their ranks (a system shoe knows them; the dealer's
+    screen must not show them)."""
+    face_up = next((getattr(game, name)[seat] for name in FACE_UP if hasattr(game, name)), ())
     stack = [{"rank": rank, "why": "face up", "discarded": False} for rank in face_up]
-    hidden = game.hands.get(seat)
+    hidden = getattr(game, "hands", {}).get(seat)
     return stack + [{"rank": None, "why": "face down", "discarded": False}] * len(hidden or ())
 
 
@@ -475,12 +484,26 @@ def _secret(game, hand: Hand) -> dict[str, Any]:
     return {"status": status, "pot": pot, "secret": secret}
 
 
+def _points(game, hand: Hand) -> dict[str, Any]:
+    """A points game's round: each seat's score going in (and the round's points once it is over),
+    the target, and the cards face up in the centre."""
+    result = game.settlement().result if game.finished else {}
+    status = {
+        seat: f"{game.stakes[seat]} points" + (f", +{result['points'][seat]} this round" if result else "")
+        for seat in game.seats
+    }
+    centre = next((list(getattr(game, name)) for name in CENTRE_CARDS if hasattr(game, name)), [])
+    target = getattr(game.options, "target", None) or getattr(game, "target", None)
+    return {"status": status, "points": {"target": target, "centre": centre, "over": result.get("game_over")}}
+
+
 GAME_EXTRAS = {
     Game.ROCKET: _rocket,
     Game.BLACKSTONE: _blackstone,
     Game.STARBOARD: _starboard,
     Game.PAIRS: _pairs,
     **dict.fromkeys(SECRET_HANDS, _secret),
+    **dict.fromkeys(POINTS_GAMES, _points),
 }
 
 

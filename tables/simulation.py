@@ -37,6 +37,7 @@ from tables.games.cards import DECK_SIZE, RANKS
 from tables.games.rocket import TENTH, Start
 from tables.games.rocket_edge import play_adjusted, shoe_counts, tables_for
 from tables.games.rocket_fast import Fold, button_index, lowest, play
+from tables.games.rounds import POINTS_GAMES, WHOLE_DECK, next_round_seats, next_round_state
 
 BURN = 5  # RULINGS: burn 5 cards face down after every shuffle (option 0..10)
 MAX_BURN = 10
@@ -46,10 +47,7 @@ SLOW_CHUNK_HANDS = 2_000  # the same for the checked engine and the luck-adjuste
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # The secret-hand games, dealt by a system shoe that names every face-down card.
 SECRET_HANDS = ("hawthorn", "goblin_poker", "monster", "regent", "troll_guts")
-# The points games: a simulated "hand" is a whole game, rounds until the game is over.
-POINTS_GAMES = ("port", "pickup", "five_cards", "venture", "kitty", "sweep")
-# A fresh shuffle every round, with no burn (RULINGS): all but Port.
-WHOLE_DECK = ("pickup", "five_cards", "venture", "kitty", "sweep")
+# The points games (tables.games.rounds): a simulated "hand" is a whole game, rounds until it is over.
 GAMES = ("rocket", "blackstone", "starboard", "pairs", *SECRET_HANDS, *POINTS_GAMES)
 
 
@@ -892,13 +890,6 @@ def _pairs_game(
             state = {"in_play": result["in_play"], "to_act": result["next_to_act"]}
 
 
-def next_round_state(result: dict) -> dict:
-    """What a points game's next round is told of the last: its starter (Five Cards), its deal's
-    number (Venture)."""
-    state = {"first": result["next_first"]} if "next_first" in result else {}
-    return {**state, "deal": result["deal"] + 1} if "deal" in result else state
-
-
 def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
     """Whole games of a points game, every seat from 0: rounds until the result says the game is
     over (a Port playoff deals the tied players). Counts rounds, the final scores' spread, and the
@@ -920,7 +911,7 @@ def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
             scores = dict(result["scores"])
             if result["game_over"]:
                 break
-            playing = result.get("playoff") or seats
+            playing = next_round_seats(result, seats)
             state = next_round_state(result)
         tally.games += 1
         spread = max(scores.values()) - min(scores.values())

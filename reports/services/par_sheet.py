@@ -45,7 +45,7 @@ from tables.games import IllegalAction
 from tables.games.collection import FEE, MODES, NONE, RAKE, TIME
 from tables.games.rocket import MAX_PLAYERS
 from tables.games.rocket_exact import fresh_shoe
-from tables.models import Game, Shoe, Table
+from tables.models import POINTS_GAMES, Game, Shoe, Table
 from tables.rocket_counting import configuration_warnings
 from tables.simulation import rocket_strategy
 
@@ -92,6 +92,8 @@ def table_configuration(table: Table) -> dict:
         rules = table.house_rules()
     except IllegalAction as error:
         raise ParSheetError(f"{table}'s house rules cannot be played: {error.message}") from error
+    if table.game in POINTS_GAMES:
+        raise ParSheetError(f"{table} deals a points game: its rounds move no money, so it has no par sheet.")
     record = {"game": table.game, "options": rules.as_record(), "version": VERSION}
     if table.game == Game.ROCKET:
         return {**record, **_rocket_record(table)}

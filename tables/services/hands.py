@@ -29,8 +29,11 @@ from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
 from tables.games.pairs import PairsOptions
 from tables.games.pairs_endings import settle_game
+from tables.games.rounds import next_round_seats, next_round_state
 from tables.models import (
+    POINTS_GAMES,
     SECRET_HANDS,
+    WHOLE_DECK,
     ApprovalRequest,
     CardEvent,
     Decision,
@@ -71,7 +74,7 @@ from .shoes import (
 RANK_RANGE = f"A rank is {min(RANKS)} to {max(RANKS)}"
 # Games whose shoe deals one game: a game's cards are counted from one deck (Blackstone never recycles,
 # a secret hand's reveals are checked against it).
-ONE_GAME_A_SHOE = (Game.BLACKSTONE, *SECRET_HANDS)
+ONE_GAME_A_SHOE = (Game.BLACKSTONE, *SECRET_HANDS, *WHOLE_DECK)
 # Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
 DRAW_FEE = "draw fee"
 
@@ -292,6 +295,8 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]
         seats, scores = _pairs_players(table, sessions)
         _check_pairs_fee(table, scores, chips)
         return seats, scores, {}
+    if table.game in POINTS_GAMES:
+        return *_points_players(table, sessions), {}
     seats = sorted(sessions)
     rules = table.house_rules()
     # Monster's booklet ante depends on how many play (MonsterOptions.ante_for).
@@ -352,6 +357,18 @@ def _pairs_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[list
     return game.seats, seat_keyed(game.settlement["result"]["scores"])
 
 
+def _points_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[list[int], dict[int, int]]:
+    """A points game's round: the game in progress's players and scores (the seats dealt: a Port
+    playoff's tied players, else all of them; a player seated since waits); between games, every
+    seated player from 0."""
+    last = points_game_round(table)
+    if last is None:
+        seats = sorted(sessions)
+        return seats, dict.fromkeys(seats, 0)
+    scores = seat_keyed(last.settlement["result"]["scores"])
+    return next_round_seats(last.settlement["result"], list(scores)), scores
+
+
 def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dict]:
     """Engine options for this hand (house rules plus hand facts) and extra state."""
     options, state = dict(table.options), {}
@@ -365,6 +382,8 @@ def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dic
         options["button"] = _next_button(seats, result.get("button"))
     if table.game == Game.PAIRS and options.get("continuous"):
         state = _continuous_state(table)
+    if table.game in POINTS_GAMES and (last := points_game_round(table)) is not None:
+        state = next_round_state(last.settlement["result"])
     return options, state
 
 
@@ -700,8 +719,19 @@ def pairs_game_round(table: Table) -> Hand | None:
     are fixed at its first deal: the seat sessions of this round (RULINGS.md "Tables, seats and
     games").
     """
+    return _game_round(table, (Game.PAIRS,))
+
+
+def points_game_round(table: Table) -> Hand | None:
+    """The last settled round of the points game in progress at `table` (tables.games.rounds), or
+    None between games. Its players are fixed as a Pairs game's are; a player who leaves ends it
+    unscored (docs/rules/README.md): the next round starts a new game."""
+    return _game_round(table, POINTS_GAMES)
+
+
+def _game_round(table: Table, games) -> Hand | None:
     last = _last_settled(table)
-    if last is None or last.game != Game.PAIRS or last.settlement["result"]["game_over"]:
+    if last is None or last.game not in games or last.settlement["result"]["game_over"]:
         return None
     left = SeatSession.objects.filter(pk__in=last.sessions.values()).exclude(ended_at=None)
     return None if left.exists() else last

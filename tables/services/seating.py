@@ -32,6 +32,12 @@ SEATS_PER_GAME = {
     "monster": 8,
     "regent": 6,
     "troll_guts": 6,
+    "port": 7,
+    "sweep": 6,
+    "kitty": 6,
+    "venture": 8,
+    "five_cards": 2,
+    "pickup": 6,
 }
 
 

@@ -43,7 +43,7 @@ from tables.games.base import Options
 from tables.games.cards import RANKS, composition
 from tables.games.pairs_endings import CUTCHFELD, DOWNSPEAR, FORFEIT, NORLAND, TACOMA, canonical_ending
 from tables.games.replay import games
-from tables.models import SECRET_HANDS, Casino, Game, Pit, SeatSession, Shoe, Table
+from tables.models import POINTS_GAMES, SECRET_HANDS, Casino, Game, Pit, SeatSession, Shoe, Table
 from tables.selectors import supervised_pits
 
 from .idempotency import run_once
@@ -171,6 +171,8 @@ def largest_payout(*, game: str, max_bet: int, rules: Options) -> int:
         return others * rules.ante + draws * rules.fee
     if game in SECRET_HANDS:
         return _secret_largest_payout(game, rules)
+    if game in POINTS_GAMES:
+        return 0  # scored in points: no hand pays a seat (Kitty's gambling settles the game's end)
     return _pairs_largest_payout(rules)
 
 

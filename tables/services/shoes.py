@@ -22,14 +22,14 @@ from django.utils import timezone
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
-from tables.models import SECRET_HANDS, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
+from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
 from .idempotency import run_once
 
 DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
 MAX_BURN = 10
 # Their rules shuffle one deck for each game.
-FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS)
+FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS, *WHOLE_DECK)
 _system_random = secrets.SystemRandom()
 
 
@@ -116,6 +116,8 @@ def _check_shoe(table: Table, decks: int, kind: str, burn: int) -> None:
         raise ShoeError(f"A shoe is physical or system-shuffled, not {kind!r}.")
     if not isinstance(burn, int) or not 0 <= burn <= MAX_BURN:
         raise ShoeError(f"Burn 0 to {MAX_BURN} cards after a shuffle, not {burn!r}.")
+    if table.game in WHOLE_DECK and burn:
+        raise ShoeError(f"{table.get_game_display()} is dealt whole from the deck: shuffle with no burn.")
 
 
 def _shuffled(counts) -> list[int]:

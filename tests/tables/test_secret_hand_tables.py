@@ -2,8 +2,7 @@
 physical shoe (face-down cards keyed blind, each rank named when a move reveals it) and a system shoe
 (the shoe knows every card and keeps it), their money through the ledger.
 
-A "mirror" engine plays the same game knowing every card, as the players at the table do: it says
-which moves are legal, and the dealer keys what the players show."""
+The dealer (tests/tables/dealer.py) keys what the players of a "mirror" engine show."""
 
 import random
 
@@ -12,8 +11,6 @@ from django.db.models import Sum
 
 from ledger.audit import ledger_verify
 from ledger.models import Account, Posting, Transaction
-from tables.games import CardDue, DecisionDue, new_game
-from tables.games.cards import composition
 from tables.models import Game, Hand, Shoe
 from tables.review import hand_replay_check
 from tables.services import hand_decide, hand_record_card, hand_settle, hand_start, shift_start
@@ -21,6 +18,7 @@ from tables.services.engine import hand_game
 from tables.services.hands import HandError, RankRefused
 
 from .conftest import key, open_table, seat
+from .dealer import Dealer
 
 pytestmark = pytest.mark.django_db
 
@@ -30,61 +28,6 @@ CHIPS = 60
 
 def table_for(pit, pete, game, kind):
     return open_table(pit, pete, game, f"{game} 1", 1, 100, kind=kind, options={"collection": "rake"})
-
-
-class Dealer:
-    """Keys a whole game at the table, as the players play it (`rng` picks among legal moves)."""
-
-    def __init__(self, hand: Hand, by, rng: random.Random):
-        self.hand, self.by, self.rng = hand, by, rng
-        setup = hand.setup
-        seats = [int(seat) for seat in setup["seats"]]
-        stakes = {int(seat): chips for seat, chips in setup["stakes"].items()}
-        self.mirror = new_game(hand.game, seats, stakes, setup["options"], setup["carry"])
-        deck = [rank for rank, n in enumerate(composition(1)) for _ in range(n)]
-        rng.shuffle(deck)
-        self.deck = deck  # a physical shoe's order, which only the cards themselves know
-
-    def play(self) -> Hand:
-        while not self.mirror.finished:
-            due = self.mirror.next
-            if isinstance(due, CardDue):
-                self.card(due)
-            else:
-                self.decide(due)
-        return self.hand
-
-    def card(self, due: CardDue) -> None:
-        physical = self.hand.shoe.kind == Shoe.Kind.PHYSICAL
-        if due.pile:
-            rank = self.rng.choice(due.ranks)
-            keyed = rank
-        elif physical:
-            rank = self.next_physical()
-            keyed = None if due.face_down else rank
-        else:
-            keyed = None
-        self.hand = hand_record_card(
-            hand=self.hand, rank=keyed, by=self.by, expected_seq=self.hand.seq, key=key()
-        )
-        if not physical and not due.pile:
-            rank = self.hand.card_list[-1].rank  # the system shoe's card, kept from the screen
-        self.mirror.deal(rank)
-
-    def next_physical(self) -> int:
-        """The next card of the physical deck the mirror's shoe can still give (a Monster round
-        shuffles the whole deck again)."""
-        while True:
-            if not self.deck or self.mirror.shoe.remaining[self.deck[0]] == 0:
-                self.deck = [r for r, n in enumerate(self.mirror.shoe.remaining) for _ in range(n)]
-                self.rng.shuffle(self.deck)
-            return self.deck.pop(0)
-
-    def decide(self, due: DecisionDue) -> None:
-        action = self.rng.choice(due.choices)
-        seq = self.hand.seq
-        self.hand = hand_decide(hand=self.hand, action=action, by=self.by, expected_seq=seq, key=key())
-        self.mirror.act(action)
 
 
 def table_chips(table) -> int:

@@ -1,0 +1,107 @@
+"""The points and bidding games at a table (issue 21.2): whole games keyed through the hand services,
+round after round, on a physical shoe and a system shoe. Each round is a hand: it records every card
+and decision and replays; the next round deals the game's players with the scores the last one left,
+its starter or deal number, until a round says the game is over. Kitty's gambling rule settles the
+game's end through the ledger (issue 21.3)."""
+
+import random
+
+import pytest
+from django.db.models import Sum
+
+from ledger.models import Posting, Transaction
+from tables.games.rounds import WHOLE_DECK
+from tables.models import Game, Hand, Shoe
+from tables.review import hand_replay_check
+from tables.services import hand_settle, hand_start, shoe_start
+from tables.services.engine import seat_keyed
+from tables.services.hands import HandError, points_game_round
+from tables.services.shoes import ShoeError
+
+from .conftest import key, open_table, seat
+from .dealer import Dealer
+
+pytestmark = pytest.mark.django_db
+
+PLAYERS = {"port": 3, "sweep": 3, "kitty": 4, "venture": 3, "five_cards": 2, "pickup": 2}
+MOST_ROUNDS = 40  # no game here comes near it; a loop that does is a bug
+
+
+def table_for(pit, pete, game, kind, options=None):
+    burn = 0 if game in WHOLE_DECK else 5
+    return open_table(pit, pete, game, f"{game} 1", 1, 100, options=options, kind=kind, burn=burn)
+
+
+def play_a_game(table, dana, kind, rng) -> list[Hand]:
+    rounds = []
+    for _ in range(MOST_ROUNDS):
+        if table.game in WHOLE_DECK and rounds:
+            shoe_start(table=table, decks=1, kind=kind, burn=0, by=dana, reason="Next round", key=key())
+        hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, rng).play()
+        rounds.append(hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key()))
+        if rounds[-1].settlement["result"]["game_over"]:
+            return rounds
+    raise AssertionError(f"{table.game} did not end in {MOST_ROUNDS} rounds")
+
+
+@pytest.mark.parametrize("kind", [Shoe.Kind.PHYSICAL, Shoe.Kind.SYSTEM])
+@pytest.mark.parametrize("game", list(PLAYERS))
+def test_a_whole_game_is_scored_round_by_round_at_the_table(pit, pete, dana, game, kind):
+    table = table_for(pit, pete, game, kind)
+    for number in range(1, PLAYERS[game] + 1):
+        seat(table, number, 50, dana)
+    transactions = Transaction.objects.count()
+
+    rounds = play_a_game(table, dana, kind, random.Random(f"{game}-{kind}"))
+
+    scores = dict.fromkeys(seat_keyed(rounds[0].stakes), 0)
+    for hand in rounds:  # each round starts from the scores the last one left
+        assert seat_keyed(hand.stakes) == scores
+        assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+        scores = {int(seat): score for seat, score in hand.settlement["result"]["scores"].items()}
+    assert points_game_round(table) is None  # the game is over: the next hand starts a new one
+    assert Transaction.objects.count() == transactions  # points move no money
+
+
+def test_the_next_round_deals_the_game_s_players_with_their_scores_and_its_starter(pit, pete, dana):
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    first = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(1)).play()
+    first = hand_settle(hand=first, by=dana, expected_seq=first.seq, key=key())
+    result = first.settlement["result"]
+    with pytest.raises(HandError, match="fresh"):  # Five Cards shuffles the whole deck every round
+        hand_start(table=table, by=dana, key=key())
+    shoe_start(table=table, decks=1, kind=Shoe.Kind.SYSTEM, burn=0, by=dana, reason="Next round", key=key())
+
+    second = hand_start(table=table, by=dana, key=key())
+
+    assert seat_keyed(second.stakes) == seat_keyed(result["scores"])
+    assert second.setup["state"] == {"first": result["next_first"]}
+
+
+def test_a_whole_deck_game_is_shuffled_with_no_burn(pit, pete, dana):
+    table = table_for(pit, pete, Game.PICKUP, Shoe.Kind.PHYSICAL)
+    with pytest.raises(ShoeError, match="no burn"):
+        shoe_start(table=table, decks=1, kind=Shoe.Kind.PHYSICAL, burn=5, by=dana, reason="Again", key=key())
+
+
+def test_kitty_s_gambling_rule_settles_the_game_s_end_through_the_ledger(pit, pete, dana):
+    table = table_for(pit, pete, Game.KITTY, Shoe.Kind.SYSTEM, options={"point_value": 1})
+    for number in (1, 2, 3, 4):
+        seat(table, number, 200, dana)
+    before = Posting.objects.filter(account__table=table).aggregate(total=Sum("amount"))["total"]
+
+    (hand,) = play_a_game(table, dana, Shoe.Kind.SYSTEM, random.Random("kitty"))
+
+    result = hand.settlement["result"]
+    top = max(result["scores"].values())
+    losers = {int(s): score for s, score in result["scores"].items() if score < top}
+    assert losers  # someone lost, and paid the difference
+    for seat_number, score in losers.items():
+        assert hand.settlement["deltas"][str(seat_number)] == score - top
+    settlement = Transaction.objects.get(hand_id=hand.pk, kind="settlement")
+    assert sum(settlement.postings.values_list("amount", flat=True)) == 0
+    after = Posting.objects.filter(account__table=table).aggregate(total=Sum("amount"))["total"]
+    assert after == before  # the chips moved between the players (and the carry), none appeared
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True

@@ -241,6 +241,18 @@ def _pairs_last_game(table: Table) -> dict[str, Any] | None:
     }
 
 
+def _game_end(result: dict, names: dict[int, str]) -> str:
+    return pairs_game_end(result, names) if "ending" in result else points_game_end(result, names)
+
+
+def points_game_end(result: dict, names: dict[int, str]) -> str:
+    """How a points game ended: who won it, with which score (tied winners share it)."""
+    winners = result.get("winners") or [result["winner"]]
+    who = " and ".join(_party_name(int(seat), names) for seat in winners)
+    score = result["scores"][str(winners[0])]
+    return f"{who} {'win' if len(winners) > 1 else 'wins'} the game with {score} points."
+
+
 def pairs_game_end(result: dict, names: dict[int, str]) -> str:
     """How a Pairs game ended, in a sentence: who lost (or won a Five Card Catch), and the ending
     that paid it."""
@@ -647,7 +659,7 @@ def _settlement(due: Finished, names: dict[int, str], options) -> dict[str, Any]
         "carry_out": settlement.carry_out,
         "shortfalls": {str(seat): amount for seat, amount in settlement.shortfalls.items()},
         "result": result,
-        "game_end": pairs_game_end(result, names) if result.get("game_over") else None,
+        "game_end": _game_end(result, names) if result.get("game_over") else None,
     }
 
 

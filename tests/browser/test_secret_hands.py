@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from ledger.audit import ledger_verify
 from ledger.models import Account, Posting, Transaction
-from tables.games import CardDue, new_game
+from tables.games import CardDue, HandSetup
 from tables.games.base import TARGETED, Move
 from tables.models import Casino, Game, Hand, Pit
 from tables.review import hand_replay_check
@@ -30,8 +30,9 @@ PLAYERS = {
     Game.REGENT: 2,
     Game.TROLL_GUTS: 3,
 }
-# Their cards go face down, unseen: a discard keys "?" for each card, a pitch names none (blind).
-FACE_DOWN_MOVES = {Move.DISCARD, Move.PITCH}
+# Their cards go face down, unseen: a discard, a keep or a pass keys "?" for each card, a pitch names
+# none (blind).
+FACE_DOWN_MOVES = {Move.DISCARD, Move.PITCH, Move.KEEP, Move.PASS}
 BUY_IN = 60
 PLAYED_OUT = 12  # decisions chosen at random; after them a player folds where the game allows it
 
@@ -40,10 +41,7 @@ class Players:
     """The players at the table: they know their cards (a shuffled deck), the dealer does not."""
 
     def __init__(self, hand: Hand, rng: random.Random):
-        setup = hand.setup
-        stakes = {int(seat): chips for seat, chips in setup["stakes"].items()}
-        seats = [int(seat) for seat in setup["seats"]]
-        self.game = new_game(hand.game, seats, stakes, setup["options"], setup["carry"])
+        self.game = HandSetup.from_record(hand.setup).start()
         self.rng, self.deck, self.decisions = rng, [], 0
 
     def next_card(self) -> int:

@@ -1,0 +1,74 @@
+"""A dealer keys whole games of points games on the tablet by tapping (issue 21.2), at a physical
+table: Port (cards face up, hit or lock), Pickup (hands face down, a pool, secret plays, picks) and
+Five Cards (targets, draws placed on columns), round after round until a round ends the game. The
+players' game is the mirror engine of tests/browser/test_secret_hands.py."""
+
+import random
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from ledger.models import Transaction
+from tables.games import CardDue
+from tables.games.rounds import WHOLE_DECK
+from tables.models import Casino, Game, Hand, Pit
+from tables.review import hand_replay_check
+from tables.services.engine import plain
+from tests.tables.conftest import deal_at
+from tests.tables.conftest import open_table as table_with_shoe
+
+from .test_secret_hands import Players, deal, decide
+from .test_tablet import confirm_settlement, open_table, seat_player, start_hand
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GAMES = {
+    Game.PORT: (3, {"target": 5}),
+    Game.PICKUP: (2, {}),
+    Game.FIVE_CARDS: (2, {"target": 25}),
+}
+MOST_ROUNDS = 12
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_dealer_scores_a_whole_points_game_by_tapping(people, tablet, game):
+    pete, (players, options) = people["pete"], GAMES[game]
+    pit = Pit.objects.create(casino=Casino.objects.create(name="Test Casino"), name="Pit 1")
+    name = f"{Game(game).label} 1"
+    burn = 0 if game in WHOLE_DECK else 5
+    table = table_with_shoe(pit, pete, game, name, 1, 100, options=options, burn=burn)
+    deal_at(table, people["dana"], pete)
+    page = tablet("dana")
+    open_table(page, name)
+    for number in range(1, players + 1):
+        seat_player(page, number, f"Player {number}", 50)
+    rng, rounds = random.Random(game), []
+
+    for _ in range(MOST_ROUNDS):
+        if rounds and game in WHOLE_DECK:  # a fresh deck every round, dealt whole
+            page.get_by_role("button", name="Shuffle and burn").click()
+            expect(page.locator("#table")).not_to_contain_text("Start a new shoe")
+        hand = start_hand(page)
+        mirror = Players(hand, rng)
+        while not mirror.game.finished:
+            due = mirror.game.next
+            if isinstance(due, CardDue):
+                deal(page, mirror, due)
+            else:
+                decide(page, mirror, mirror.choose(due))
+        expect(page.locator(".settlement")).to_be_visible()
+        confirm_settlement(page)
+        hand.refresh_from_db()
+        rounds.append(hand)
+        if hand.settlement["result"]["game_over"]:
+            break
+        page.get_by_role("link", name="Table", exact=True).click()
+        expect(page.locator("#table h1")).to_contain_text(name)
+
+    assert rounds[-1].settlement["result"]["game_over"] is True
+    assert rounds[-1].settlement["result"] == plain(mirror.game.settlement().result)
+    for hand in rounds:
+        assert hand.status == Hand.Status.SETTLED and hand_replay_check(hand)["matches"] is True
+    assert not Transaction.objects.filter(table=table, kind="settlement").exists()  # points, no money
+    assert re.search(r"\d+ points", page.locator(".seats").inner_text())

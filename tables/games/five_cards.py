@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Shoe
 from .errors import IllegalAction
+from .rounds import PointsOptions, round_settlement
 
 PLAYERS = 2
 TARGETS = 5
@@ -29,12 +30,13 @@ TARGET_SCORE = 100
 
 
 @dataclass(frozen=True)
-class FiveCardsOptions(Options):
+class FiveCardsOptions(PointsOptions):
     """Five Cards house rules: `target` (100 points wins)."""
 
     target: int = TARGET_SCORE
 
     def validate(self) -> None:
+        super().validate()
         if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
             raise IllegalAction(f"The target is a whole number of points, not {self.target!r}.")
 
@@ -140,7 +142,7 @@ class FiveCards(Game):
             "next_first": starts_next(points, self.first),
             **game_result(scores, self.options.target),
         }
-        self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))
 
 
 def column_points(target: int, sides: dict[int, int]) -> dict[int, int]:

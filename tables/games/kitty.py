@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Entry, Finished, Game, Move, Options, Settlement
+from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
+from .rounds import PointsOptions, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -40,7 +41,7 @@ PARTNER_TABLES = (4, 6)
 
 
 @dataclass(frozen=True)
-class KittyOptions(Options):
+class KittyOptions(PointsOptions):
     """Kitty house rules: `soft` (None: hard with 3 or 4 players, soft with 5 or 6), `partners`
     (teams of the players sitting opposite, 4 or 6 players), `target` (None: one game; else the long
     form's score), `point_value` (0: no gambling; else coins per point of difference)."""
@@ -48,19 +49,15 @@ class KittyOptions(Options):
     soft: bool | None = None
     partners: bool = False
     target: int | None = None
-    point_value: int = 0
-
     def validate(self) -> None:
+        super().validate()
         if self.soft not in (None, True, False):
             raise IllegalAction(f"soft is on, off or unset (by the players), not {self.soft!r}.")
         if not isinstance(self.partners, bool):
             raise IllegalAction("The house rule partners is on (True) or off (False).")
-        for name, least in (("target", 1), ("point_value", 0)):
-            value = getattr(self, name)
-            if value is None and name == "target":
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise IllegalAction(f"{name} is a whole number, at least {least}, not {value!r}.")
+        target = self.target
+        if target is not None and (isinstance(target, bool) or not isinstance(target, int) or target < 1):
+            raise IllegalAction(f"The target is a whole number of points, not {target!r}.")
 
 
 class Kitty(Game):
@@ -268,7 +265,6 @@ class Kitty(Game):
         leaders = [seat for seat, score in scores.items() if score == top]
         target = self.options.target
         over = target is None or (top >= target and len({self.team(s) for s in leaders}) == 1)
-        entries = gambling_entries(scores, leaders, self.options.point_value) if over else []
         result = {
             "hands": dict(self.shown),
             "rounds": self.rounds,
@@ -278,7 +274,7 @@ class Kitty(Game):
             "game_over": over,
             "winners": leaders if over else [],
         }
-        self._settlement = Settlement.from_entries(self.seats, entries, carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))
 
 
 def kitty_points(hands: dict[int, list[int]], team=lambda seat: (seat,)) -> dict[int, int]:
@@ -293,22 +289,3 @@ def kitty_points(hands: dict[int, list[int]], team=lambda seat: (seat,)) -> dict
             if counts[rank] == most:
                 scored[t] += rank
     return {seat: scored[team(seat)] for seat in hands}
-
-
-def gambling_entries(scores: dict[int, int], winners: list[int], point_value: int) -> list[Entry]:
-    """The gambling rule: each loser pays the difference to the winner, times the point value; tied
-    winners split each payment, odd coins carried to the next game (RULINGS)."""
-    if not point_value:
-        return []
-    top = scores[winners[0]]
-    entries = []
-    for seat, score in scores.items():
-        if seat in winners:
-            continue
-        owed = (top - score) * point_value
-        share, odd = divmod(owed, len(winners))
-        entries.append(Entry(seat, -owed, "difference in scores"))
-        entries += [Entry(winner, share, "difference in scores") for winner in winners]
-        if odd:
-            entries.append(Entry("carry", odd, "odd coins carried"))
-    return entries

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
+from .rounds import PointsOptions, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -35,13 +36,14 @@ SHORT, LONG = "short", "long"
 
 
 @dataclass(frozen=True)
-class PickupOptions(Options):
+class PickupOptions(PointsOptions):
     """Pickup house rules: `game` (`short`: one deal; `long`: deals until a single top score
     reaches the card's target, which 5 and 6 players do not have)."""
 
     game: str = SHORT
 
     def validate(self) -> None:
+        super().validate()
         if self.game not in (SHORT, LONG):
             raise IllegalAction(f"game is {SHORT} or {LONG}, not {self.game!r}.")
 
@@ -174,7 +176,7 @@ class Pickup(Game):
             "target": self.target,
             **deal_result(scores, self.target),
         }
-        self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))
 
 
 def check_scores(seats, stakes) -> None:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import LowCard, Shoe
 from .errors import IllegalAction
+from .rounds import PointsOptions, round_settlement
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 7
 TARGET = 21
@@ -29,7 +30,7 @@ EIGHT, EIGHT_CARDS = 8, 2  # Pieces of Eight: trade an 8 in the stack for two hi
 
 
 @dataclass(frozen=True)
-class PortOptions(Options):
+class PortOptions(PointsOptions):
     """Port house rules: `target` (21), `playoff` (`tied`: a tie for the top at or above the
     target is played off by the tied players alone; `all`: by everyone), `pieces_of_eight` (off),
     and `new_deck_each_round` (off: rounds deal on from one deck, reshuffling only the discards;
@@ -41,6 +42,7 @@ class PortOptions(Options):
     new_deck_each_round: bool = False
 
     def validate(self) -> None:
+        super().validate()
         if isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1:
             raise IllegalAction(f"The target is a whole number of points, not {self.target!r}.")
         if self.playoff not in (TIED, ALL):
@@ -150,7 +152,7 @@ class Port(Game):
             "target": self.options.target,
             **game_result(scores, self.options.target, self.options.playoff),
         }
-        self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))
 
 
 def round_points(seats, totals: dict[int, int]) -> dict[int, int]:

@@ -2,8 +2,17 @@
 
 The points and bidding games (Port, Sweep, Kitty, Venture, Five Cards, Pickup) each play one round
 (a hand) per engine object, the scores going in as its stakes; the round's result says whether the
-game is over and, where the next round needs it, who starts it or which deal it is.
+game is over and, where the next round needs it, who starts it or which deal it is. Played for
+stakes (`PointsOptions.point_value`), a game's end moves money: `stakes_entries`.
 """
+
+from dataclasses import dataclass
+
+from .base import Entry, Settlement
+from .collection import CollectionOptions, fee_entries, rake_entries
+from .errors import IllegalAction
+
+DIFFERENCE = "difference in scores"
 
 POINTS_GAMES = ("port", "sweep", "kitty", "venture", "five_cards", "pickup")
 # Dealt whole from a fresh shuffle every round, with no burn (RULINGS.md "Points and bidding games"):
@@ -21,3 +30,54 @@ def next_round_state(result: dict) -> dict:
 def next_round_seats(result: dict, players: list[int]) -> list[int]:
     """The seats the next round deals: a Port playoff's tied players, else every player."""
     return sorted(result.get("playoff") or players)
+
+
+@dataclass(frozen=True)
+class PointsOptions(CollectionOptions):
+    """Playing a points game for stakes (issue 21.3): `point_value` coins a point (0: scored for
+    nothing, no money moves) and the house's collection (RULINGS.md "House revenue on pot games"),
+    which applies only when the game is played for stakes."""
+
+    point_value: int = 0
+
+    def validate(self) -> None:
+        super().validate()
+        value = self.point_value
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise IllegalAction(f"point_value is whole coins a point, 0 or more, not {value!r}.")
+
+
+def stakes_entries(options: PointsOptions, seats, scores: dict, winners, *, first: bool, over: bool):
+    """A points round's money, when the game is played for stakes: the fee from each player on a
+    game's first round (fee collection); at the game's end, each loser pays the winner the difference
+    in scores times the point value (Kitty's gambling rule, the rate for the others), into a pot the
+    house rakes (rake collection); tied winners split it and odd coins carry to the next game."""
+    if not options.point_value:
+        return []
+    entries = fee_entries(options, seats) if first else []
+    if not over:
+        return entries
+    top = scores[winners[0]]
+    value = options.point_value
+    owed = {seat: (top - score) * value for seat, score in scores.items() if seat not in winners}
+    for seat, amount in owed.items():
+        if amount:
+            entries += [Entry(seat, -amount, DIFFERENCE), Entry("pot", amount, DIFFERENCE)]
+    rake, left = rake_entries(options, sum(owed.values()))
+    share, odd = divmod(left, len(winners))
+    entries += rake + [entry for seat in winners for entry in _from_pot(seat, share, DIFFERENCE)]
+    return entries + _from_pot("carry", odd, "odd coins carried")
+
+
+def _from_pot(party, amount: int, reason: str) -> list:
+    return [Entry(party, amount, reason), Entry("pot", -amount, reason)] if amount else []
+
+
+def round_settlement(game, result: dict, *, first: bool) -> Settlement:
+    """A points round's Settlement: its result, and at a game played for stakes its money
+    (`stakes_entries`): the fee on the game's `first` round, the difference in scores at its end."""
+    winners = result.get("winners") or ([result["winner"]] if result.get("winner") is not None else [])
+    over = bool(result["game_over"] and winners)
+    entries = stakes_entries(game.options, game.seats, result["scores"], winners, first=first, over=over)
+    # Every player of the game is a party: a Port playoff's players out of it pay at its end too.
+    return Settlement.from_entries(list(result["scores"]), entries, carry_in=game.carry_in, result=result)

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
 from .kitty import kitty_points
+from .rounds import PointsOptions, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -35,12 +36,13 @@ HAND, CENTRE_CARDS = 5, 5
 
 
 @dataclass(frozen=True)
-class SweepOptions(Options):
+class SweepOptions(PointsOptions):
     """Sweep house rules: `target` (None: one game; else the long game's score, 150 in the text)."""
 
     target: int | None = None
 
     def validate(self) -> None:
+        super().validate()
         if self.target is not None and (
             isinstance(self.target, bool) or not isinstance(self.target, int) or self.target < 1
         ):
@@ -223,4 +225,4 @@ class Sweep(Game):
             "game_over": over,
             "winners": leaders if over else [],
         }
-        self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))

@@ -24,9 +24,10 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
-from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Options, Settlement
+from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
+from .rounds import PointsOptions, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
@@ -35,7 +36,7 @@ DRAFT_KEEP = 3
 
 
 @dataclass(frozen=True)
-class VentureOptions(Options):
+class VentureOptions(PointsOptions):
     """Venture house rules: `draft` (off), and `deals` (1: the game is this many deals, scores
     added up; the text advises a fixed number, since scores run negative)."""
 
@@ -43,6 +44,7 @@ class VentureOptions(Options):
     deals: int = 1
 
     def validate(self) -> None:
+        super().validate()
         if not isinstance(self.draft, bool):
             raise IllegalAction("The house rule draft is on (True) or off (False).")
         if isinstance(self.deals, bool) or not isinstance(self.deals, int) or self.deals < 1:
@@ -206,7 +208,7 @@ class Venture(Game):
             "game_over": over,
             "winners": [seat for seat, score in scores.items() if score == top] if over else [],
         }
-        self._settlement = Settlement.from_entries(self.seats, [], carry_in=self.carry_in, result=result)
+        self._settlement = round_settlement(self, result, first=self.deal_number == 1)
 
 
 def deal_points(captured: list[int], centre: list[int], full: list[int]) -> int:

@@ -226,7 +226,8 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         number=_next_number(table),
         game=table.game,
         setup=setup.to_record(),
-        sessions={str(seat): sessions[seat].pk for seat in seats},
+        # A points game's players all stay parties to its rounds (a Port playoff's losers pay too).
+        sessions={str(seat): sessions[seat].pk for seat in (stakes if table.game in POINTS_GAMES else seats)},
         committed={str(seat): amount for seat, amount in commitments.items() if amount},
         started_at=timezone.now(),
         started_by=by,

@@ -107,6 +107,12 @@ TABLES = [
     Table("kitty", {"soft": True, "target": 100, "point_value": 1}, (3, 6), (0, 99)),
     Table("sweep", {}, (3, 6), (0, 30)),
     Table("sweep", {"target": 150}, (3, 6), (0, 149)),
+    # Played for stakes (issue 21.3): the difference in scores at the game's end, raked or a fee.
+    Table("port", {"point_value": 2, "collection": "fee", "target": 8}, (2, 7), (0, 7), carry=True),
+    Table("pickup", {"point_value": 1}, (2, 6), (0, 60), carry=True),
+    Table("venture", {"point_value": 1, "rake_percent": 50}, (3, 8), (-20, 20), carry=True),
+    Table("five_cards", {"point_value": 1, "target": 30}, (2, 2), (0, 29), carry=True),
+    Table("sweep", {"point_value": 3, "collection": "none"}, (3, 6), (0, 30)),
 ]
 
 

@@ -8,11 +8,17 @@ from hypothesis import strategies as st
 
 from tables.games import CardDue, IllegalAction, new_game, replay
 from tables.games.cards import composition
-from tables.games.kitty import gambling_entries, kitty_points
+from tables.games.kitty import kitty_points
+from tables.games.rounds import PointsOptions, stakes_entries
 
 from .secret_play import play
 
 FULL = list(composition(1))
+A_COIN_A_POINT = PointsOptions.build({"point_value": 1, "collection": "none"})
+
+
+def gambling_entries(scores, winners, options=A_COIN_A_POINT):
+    return stakes_entries(options, list(scores), scores, winners, first=False, over=True)
 
 
 def dealt(kitty: list[int], hands: dict[int, list[int]], removed=(), **options):
@@ -37,18 +43,29 @@ def share_out(kitty, firsts: dict[int, list[int]], removed=()) -> dict[int, list
 
 def test_the_booklet_s_gambling_example():
     # "if the winner has 19 points, he would get 4 coins from a player with 15 points, and 6 from 13"
-    entries = gambling_entries({1: 19, 2: 15, 3: 13}, [1], 1)
+    entries = gambling_entries({1: 19, 2: 15, 3: 13}, [1])
     paid = Counter()
     for entry in entries:
         paid[entry.party] += entry.amount
-    assert paid == {1: 10, 2: -4, 3: -6}
+    assert paid == {1: 10, 2: -4, 3: -6, "pot": 0}
 
 
 def test_tied_winners_split_each_payment_and_odd_coins_carry():
     paid = Counter()
-    for entry in gambling_entries({1: 20, 2: 20, 3: 15}, [1, 2], 1):
+    for entry in gambling_entries({1: 20, 2: 20, 3: 15}, [1, 2]):
         paid[entry.party] += entry.amount
-    assert paid == {1: 2, 2: 2, 3: -5, "carry": 1}
+    assert paid == {1: 2, 2: 2, 3: -5, "carry": 1, "pot": 0}
+
+
+def test_played_for_stakes_the_house_rakes_what_the_winner_collects_or_takes_a_fee_on_the_first_round():
+    raked = Counter()
+    for entry in gambling_entries({1: 30, 2: 10}, [1], PointsOptions.build({"point_value": 1})):
+        raked[entry.party] += entry.amount
+    assert raked == {1: 20 - 1, 2: -20, "house": 1, "pot": 0}  # 5% of 20, rounded down
+    fee = PointsOptions.build({"point_value": 1, "collection": "fee", "fee": 2})
+    entries = stakes_entries(fee, [1, 2], {1: 0, 2: 0}, [], first=True, over=False)
+    assert sorted((e.party, e.amount) for e in entries if e.party != "house") == [(1, -2), (2, -2)]
+    assert stakes_entries(PointsOptions.build({}), [1, 2], {1: 9, 2: 1}, [1], first=True, over=True) == []
 
 
 def test_the_most_cards_of_a_rank_score_it_and_ties_score_it_for_each():
@@ -125,7 +142,7 @@ def test_five_players_remove_3_cards_unseen_and_refusals_say_why():
 @given(st.integers(3, 6), st.booleans(), st.booleans(), st.randoms(use_true_random=False))
 def test_any_game_scores_the_shown_hands_and_replays_equal(players, soft, partners, rng):
     seats = list(range(1, players + 1))
-    options = {"soft": soft, "partners": partners and players in (4, 6), "point_value": 1}
+    options = {"soft": soft, "partners": partners and players in (4, 6), "point_value": 1}  # raked 5%
     game = new_game("kitty", seats, dict.fromkeys(seats, 0), options)
     cards, decisions = [], []
     while not game.finished:

@@ -9,6 +9,7 @@ import random
 import pytest
 from django.db.models import Sum
 
+from casino.errors import DomainError
 from ledger.models import Posting, Transaction
 from tables.games.rounds import WHOLE_DECK
 from tables.models import Game, Hand, Shoe
@@ -105,3 +106,17 @@ def test_kitty_s_gambling_rule_settles_the_game_s_end_through_the_ledger(pit, pe
     after = Posting.objects.filter(account__table=table).aggregate(total=Sum("amount"))["total"]
     assert after == before  # the chips moved between the players (and the carry), none appeared
     assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+
+
+def test_a_loser_without_the_chips_to_pay_is_refused_with_the_reason_and_nothing_is_written(pit, pete, dana):
+    table = table_for(pit, pete, Game.PICKUP, Shoe.Kind.PHYSICAL, options={"point_value": 5})
+    for number in (1, 2):
+        seat(table, number, 1, dana)  # far too few chips for 5 coins a point
+    hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(5)).play()
+    before = Transaction.objects.count()
+
+    with pytest.raises(DomainError) as refused:
+        hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    assert "has 1 unit in front; paying 140 is more than that" in str(refused.value)
+    assert Transaction.objects.count() == before and Hand.objects.get(pk=hand.pk).status == "in_progress"

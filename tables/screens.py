@@ -25,6 +25,7 @@ from tables.games import CardDue, DecisionDue, Finished
 from tables.games.base import NAMING, TARGETED
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
+from tables.games.rounds import next_round_seats
 from tables.models import (
     POINTS_GAMES,
     SECRET_HANDS,
@@ -42,7 +43,7 @@ from tables.services.card_corrections import hand_correctable_card
 from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
-from tables.services.hands import pairs_forfeit_settlement, pairs_game_round
+from tables.services.hands import pairs_forfeit_settlement, pairs_game_round, points_game_round
 from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
@@ -113,6 +114,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     last = table.hands.exclude(status__in=Hand.OPEN).order_by("-number").first()
     bets = _bets_again(table, last, by_seat, chips) if last and table.game == Game.ROCKET else {}
     pairs = _pairs_game(table, by_seat) if table.game == Game.PAIRS else None
+    points = _points_game(table, by_seat) if table.game in POINTS_GAMES else None
     seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
     seats = _with_time_due(seats, time_charge_due(table=table, sessions=by_seat))
     seats = _with_rating(seats, by_seat)
@@ -120,6 +122,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "table": _table(table),
         "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
         "pairs": pairs,
+        "points_game": points,
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
         "last_hand": _hand_link(last) if last else None,
@@ -199,6 +202,26 @@ def _pairs_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any]
         "forfeits": {seat: -pairs_forfeit_settlement(game, seat).deltas[seat] for seat in game.seats},
         "scores": scores,
         "last_game": None,
+    }
+
+
+def _points_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any] | None:
+    """A points game in progress between rounds: its last round, its players' scores (highest
+    first) and the seats the next round deals; None between games."""
+    game = points_game_round(table)
+    if game is None:
+        return None
+    result = game.settlement["result"]
+    scores = seat_keyed(result["scores"])
+    names = {seat: session.player_name for seat, session in by_seat.items()}
+    return {
+        "round": _hand_link(game),
+        "target": result.get("target"),
+        "standing": [
+            {"seat": seat, "player": names.get(seat, ""), "score": score}
+            for seat, score in sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        ],
+        "next_seats": next_round_seats(result, list(scores)),
     }
 
 

@@ -576,6 +576,9 @@ class HandScreenSerializer(serializers.Serializer):
     secret = serializers.DictField(
         allow_null=True, help_text="Secret-hand games: the pot carried in, the face-down piles, the round."
     )
+    points = serializers.DictField(
+        allow_null=True, help_text="Points games: the target, the centre's cards, whether the game is over."
+    )
     turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
     next = ScreenNextSerializer()
     shoe = ScreenShoeSerializer()

@@ -14,6 +14,7 @@ from ledger.models import Posting, Transaction
 from tables.games.rounds import WHOLE_DECK
 from tables.models import Game, Hand, Shoe
 from tables.review import hand_replay_check
+from tables.screens import table_screen
 from tables.services import hand_settle, hand_start, shoe_start
 from tables.services.engine import seat_keyed
 from tables.services.hands import HandError, points_game_round
@@ -71,6 +72,8 @@ def test_the_next_round_deals_the_game_s_players_with_their_scores_and_its_start
     first = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(1)).play()
     first = hand_settle(hand=first, by=dana, expected_seq=first.seq, key=key())
     result = first.settlement["result"]
+    standing = table_screen(table)["points_game"]["standing"]  # the tablet between rounds
+    assert {row["seat"]: row["score"] for row in standing} == seat_keyed(result["scores"])
     with pytest.raises(HandError, match="fresh"):  # Five Cards shuffles the whole deck every round
         hand_start(table=table, by=dana, key=key())
     shoe_start(table=table, decks=1, kind=Shoe.Kind.SYSTEM, burn=0, by=dana, reason="Next round", key=key())

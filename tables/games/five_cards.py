@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Shoe
 from .errors import IllegalAction
-from .rounds import PointsOptions, round_settlement
+from .rounds import PointsOptions, check_scores, round_settlement
 
 PLAYERS = 2
 TARGETS = 5
@@ -55,10 +55,7 @@ class FiveCards(Game):
             raise IllegalAction(f"Five Cards takes no game state such as {', '.join(sorted(state))}.")
         if len(self.seats) != PLAYERS:
             raise IllegalAction(f"Five Cards is for {PLAYERS} players, not {len(self.seats)}.")
-        if set(self.stakes) != set(self.seats) or any(
-            isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.stakes.values()
-        ):
-            raise IllegalAction(f"Each seat needs its game score going in, a whole number: {self.stakes!r}.")
+        check_scores(self.seats, self.stakes)
         if first is None:
             first = self.seats[0]
         if first not in self.seats:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
-from .rounds import PointsOptions, round_settlement
+from .rounds import PointsOptions, ShowHands, check_scores, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -60,7 +60,7 @@ class KittyOptions(PointsOptions):
             raise IllegalAction(f"The target is a whole number of points, not {target!r}.")
 
 
-class Kitty(Game):
+class Kitty(ShowHands, Game):
     """One game of Kitty for 3 to 6 players; `stakes` are the game scores going in."""
 
     name = "kitty"
@@ -75,10 +75,7 @@ class Kitty(Game):
             raise IllegalAction(f"Kitty needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
         if self.options.partners and players not in PARTNER_TABLES:
             raise IllegalAction(f"Partners is played by 4 or 6 players, not {players}.")
-        if set(self.stakes) != set(self.seats) or any(
-            isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.stakes.values()
-        ):
-            raise IllegalAction(f"Each seat needs its game score going in, a whole number: {self.stakes!r}.")
+        check_scores(self.seats, self.stakes)
         self.soft = self.options.soft if self.options.soft is not None else players >= 5
         removed = REMOVED.get(players, 0)
         size = (len(self.shoe) - KITTY - removed) // players
@@ -119,10 +116,7 @@ class Kitty(Game):
             return CardDue(CENTRE, "target", pile=True, ranks=() if top is None else (top,))
         if self.kitty or self.targets:
             return self._round_decision()
-        seat = self.seats[len(self.shown)]
-        hand = self.hands[seat]
-        choices = () if hand.unknown else (("show", *sorted(hand.known)),)
-        return DecisionDue(seat, (Move.SHOW,), choices=choices)
+        return self._show_due()
 
     def _round_size(self) -> int:
         first = not self.rounds
@@ -160,9 +154,7 @@ class Kitty(Game):
             if len(ranks) != 1 or ranks[0] not in self.targets:
                 raise IllegalAction(f"Seat {due.seat} picks one target card: {sorted(self.targets)}.")
         elif action.move is Move.SHOW:
-            if len(ranks) != len(hand) or None in ranks:
-                raise IllegalAction(f"Seat {due.seat} shows all {len(hand)} cards of the hand.")
-            hand.check_reveal(ranks, self.shoe, f"Seat {due.seat}'s hand")
+            self._check_show(due.seat, ranks)
         elif len(ranks) != 1 or (action.move is Move.CHOOSE and ranks[0] is None):
             what = "one card, or ? unseen" if action.move is Move.PASS else "one card, named"
             raise IllegalAction(f"Seat {due.seat}'s {action.move} is {what}.")
@@ -213,11 +205,7 @@ class Kitty(Game):
             self.takers.pop(0)
             self._next_taker()
         else:
-            seat = self.seats[len(self.shown)]
-            self.hands[seat].reveal_all(action.ranks, self.shoe)
-            self.shown[seat] = tuple(sorted(action.ranks))
-            if len(self.shown) == len(self.seats):
-                self._score()
+            self._show(action.ranks)
 
     def _pass_left(self) -> None:
         for seat, rank in self.passes.items():

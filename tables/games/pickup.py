@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
-from .rounds import PointsOptions, round_settlement
+from .rounds import PointsOptions, check_scores, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -177,14 +177,6 @@ class Pickup(Game):
             **deal_result(scores, self.target),
         }
         self._settlement = round_settlement(self, result, first=not any(self.stakes.values()))
-
-
-def check_scores(seats, stakes) -> None:
-    if set(stakes) != set(seats):
-        raise IllegalAction(f"Every seat needs its game score going in: seats {tuple(seats)}.")
-    for seat, score in stakes.items():
-        if isinstance(score, bool) or not isinstance(score, int) or score < 0:
-            raise IllegalAction(f"Seat {seat}'s score must be a whole number of points, not {score!r}.")
 
 
 def deal_result(scores: dict[int, int], target: int | None) -> dict:

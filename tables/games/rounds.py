@@ -8,7 +8,7 @@ stakes (`PointsOptions.point_value`), a game's end moves money: `stakes_entries`
 
 from dataclasses import dataclass
 
-from .base import Entry, Settlement
+from .base import DecisionDue, Entry, Move, Settlement
 from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
@@ -81,3 +81,37 @@ def round_settlement(game, result: dict, *, first: bool) -> Settlement:
     entries = stakes_entries(game.options, game.seats, result["scores"], winners, first=first, over=over)
     # Every player of the game is a party: a Port playoff's players out of it pay at its end too.
     return Settlement.from_entries(list(result["scores"]), entries, carry_in=game.carry_in, result=result)
+
+
+def check_scores(seats, stakes, *, negative: bool = False) -> None:
+    """Every seat dealt in has its game score going in, a whole number (0 or more, unless scores
+    run `negative`, as Venture's do)."""
+    if set(stakes) != set(seats):
+        raise IllegalAction(f"Every seat needs its game score going in: seats {tuple(seats)}.")
+    for seat, score in stakes.items():
+        if isinstance(score, bool) or not isinstance(score, int) or (score < 0 and not negative):
+            raise IllegalAction(f"Seat {seat}'s score must be a whole number of points, not {score!r}.")
+
+
+class ShowHands:
+    """The end of a game whose hands score (Kitty, Sweep): every player shows the whole hand, named
+    card by card and checked against what it could hold, in seat order; then `_score`."""
+
+    def _show_due(self) -> DecisionDue:
+        seat = self.seats[len(self.shown)]
+        hand = self.hands[seat]
+        choices = () if hand.unknown else (("show", *sorted(hand.known)),)
+        return DecisionDue(seat, (Move.SHOW,), choices=choices)
+
+    def _check_show(self, seat: int, ranks) -> None:
+        hand = self.hands[seat]
+        if len(ranks) != len(hand) or None in ranks:
+            raise IllegalAction(f"Seat {seat} shows all {len(hand)} cards of the hand.")
+        hand.check_reveal(ranks, self.shoe, f"Seat {seat}'s hand")
+
+    def _show(self, ranks) -> None:
+        seat = self.seats[len(self.shown)]
+        self.hands[seat].reveal_all(ranks, self.shoe)
+        self.shown[seat] = tuple(sorted(ranks))
+        if len(self.shown) == len(self.seats):
+            self._score()

@@ -28,7 +28,7 @@ from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Mo
 from .cards import Hand, Shoe
 from .errors import IllegalAction
 from .kitty import kitty_points
-from .rounds import PointsOptions, round_settlement
+from .rounds import PointsOptions, ShowHands, check_scores, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
@@ -49,7 +49,7 @@ class SweepOptions(PointsOptions):
             raise IllegalAction(f"The target is a whole number of points, not {self.target!r}.")
 
 
-class Sweep(Game):
+class Sweep(ShowHands, Game):
     """One game of Sweep for 3 to 6 players; `stakes` are the game scores going in."""
 
     name = "sweep"
@@ -64,10 +64,7 @@ class Sweep(Game):
         if not MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS:
             players = len(self.seats)
             raise IllegalAction(f"Sweep needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
-        if set(self.stakes) != set(self.seats) or any(
-            isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.stakes.values()
-        ):
-            raise IllegalAction(f"Each seat needs its game score going in, a whole number: {self.stakes!r}.")
+        check_scores(self.seats, self.stakes)
         first = self.seats[0] if first is None else first
         if first not in self.seats:
             raise IllegalAction(f"The first player is one of seats {self.seats}, not {first!r}.")
@@ -101,10 +98,7 @@ class Sweep(Game):
             return DecisionDue(seat, (Move.PLAY,), choices=choices)
         if len(self.centre) < CENTRE_CARDS and len(self.shoe) and not self.players:
             return CardDue(CENTRE, "centre")
-        seat = self.seats[len(self.shown)]
-        hand = self.hands[seat]
-        choices = () if hand.unknown else (("show", *sorted(hand.known)),)
-        return DecisionDue(seat, (Move.SHOW,), choices=choices)
+        return self._show_due()
 
     def check_legal(self, due: DecisionDue, action: Action) -> None:
         super().check_legal(due, action)
@@ -120,9 +114,7 @@ class Sweep(Game):
                 raise IllegalAction(f"Seat {due.seat} plays one card, face up: name it.")
             hand.check_reveal(ranks, self.shoe, f"Seat {due.seat}'s hand")
         else:
-            if len(ranks) != len(hand) or None in ranks:
-                raise IllegalAction(f"Seat {due.seat} shows all {len(hand)} cards of the hand.")
-            hand.check_reveal(ranks, self.shoe, f"Seat {due.seat}'s hand")
+            self._check_show(due.seat, ranks)
 
     # -- cards and decisions ---------------------------------------------------
 
@@ -154,11 +146,7 @@ class Sweep(Game):
             self._take(self.picks.pop(0), [action.ranks[0]])
             self._pick_on()
         else:
-            seat = self.seats[len(self.shown)]
-            self.hands[seat].reveal_all(action.ranks, self.shoe)
-            self.shown[seat] = tuple(sorted(action.ranks))
-            if len(self.shown) == len(self.seats):
-                self._score()
+            self._show(action.ranks)
 
     def _fire(self) -> None:
         """Fire the played ranks in ascending order until a tied group waits for its picks."""

@@ -27,7 +27,7 @@ from itertools import combinations
 from .base import CENTRE, SEAT, Action, CardDue, DecisionDue, Finished, Game, Move, Settlement
 from .cards import Hand, Shoe
 from .errors import IllegalAction
-from .rounds import PointsOptions, round_settlement
+from .rounds import PointsOptions, check_scores, round_settlement
 from .secret_hands import deal_order, hands_for
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 8
@@ -66,10 +66,7 @@ class Venture(Game):
         players = len(self.seats)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise IllegalAction(f"Venture needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}.")
-        if set(self.stakes) != set(self.seats) or any(
-            isinstance(s, bool) or not isinstance(s, int) for s in self.stakes.values()
-        ):
-            raise IllegalAction(f"Each seat needs its game score going in, a whole number: {self.stakes!r}.")
+        check_scores(self.seats, self.stakes, negative=True)
         if isinstance(deal, bool) or not isinstance(deal, int) or not 1 <= deal <= self.options.deals:
             raise IllegalAction(f"This is deal 1 to {self.options.deals} of the game, not {deal!r}.")
         self.deal_number = deal

@@ -33,3 +33,20 @@ def public_record(g) -> tuple[list, list]:
     cards = [None if e.face_down else e.rank for e in g.transcript if isinstance(e, CardEvent)]
     decisions = [e.action.as_record() for e in g.transcript if isinstance(e, DecisionEvent)]
     return cards, decisions
+
+
+def play_at_random(game, rng) -> tuple[list, list]:
+    """Play `game` to its end at random: each card from what its shoe still holds (a pile's card
+    from the pile), each decision among the legal choices; return the cards and decisions fed."""
+    cards, decisions = [], []
+    while not game.finished:
+        due = game.next
+        if isinstance(due, CardDue):
+            rank = rng.choice(due.ranks if due.pile else [r for r, n in enumerate(game.shoe.remaining) if n])
+            cards.append(rank)
+            game.deal(rank)
+        else:
+            choice = rng.choice(due.choices)
+            decisions.append(choice)
+            game.act(choice)
+    return cards, decisions

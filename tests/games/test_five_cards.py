@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.games import CardDue, IllegalAction, new_game, replay
+from tables.games import IllegalAction, new_game, replay
 from tables.games.five_cards import column_points, starts_next
 
-from .secret_play import play
+from .secret_play import play, play_at_random
 
 
 def round_of(scores=None, first=None, targets=(3, 5, 6, 7, 9), **options):
@@ -71,17 +71,7 @@ def test_the_first_to_100_wins_the_game():
 @given(st.randoms(use_true_random=False))
 def test_any_round_scores_column_by_column_and_replays_equal(rng):
     game = new_game("five_cards", [1, 2], {1: 0, 2: 0})
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            rank = rng.choice([r for r, n in enumerate(game.shoe.remaining) if n])
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     result = game.settlement().result
     expected = {1: 0, 2: 0}
     for target, sides in result["columns"].items():

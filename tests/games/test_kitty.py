@@ -11,7 +11,7 @@ from tables.games.cards import composition
 from tables.games.kitty import kitty_points
 from tables.games.rounds import PointsOptions, stakes_entries
 
-from .secret_play import play
+from .secret_play import play, play_at_random
 
 FULL = list(composition(1))
 A_COIN_A_POINT = PointsOptions.build({"point_value": 1, "collection": "none"})
@@ -144,17 +144,7 @@ def test_any_game_scores_the_shown_hands_and_replays_equal(players, soft, partne
     seats = list(range(1, players + 1))
     options = {"soft": soft, "partners": partners and players in (4, 6), "point_value": 1}  # raked 5%
     game = new_game("kitty", seats, dict.fromkeys(seats, 0), options)
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            rank = rng.choice(due.ranks or [r for r, n in enumerate(game.shoe.remaining) if n])
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     settlement = game.settlement()
     result = settlement.result
     assert result["points"] == kitty_points({s: list(h) for s, h in result["hands"].items()}, game.team)

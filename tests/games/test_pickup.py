@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.games import CardDue, IllegalAction, new_game, replay
+from tables.games import IllegalAction, new_game, replay
 from tables.games.pickup import HAND_SIZES, deal_result
 
-from .secret_play import play
+from .secret_play import play, play_at_random
 
 
 def dealt(hands: dict[int, list[int]], pool: list[int], scores=None, **options):
@@ -80,17 +80,7 @@ def test_refusals_say_why():
 def test_any_deal_scores_the_piles_and_replays_equal(players, rng):
     seats = list(range(1, players + 1))
     game = new_game("pickup", seats, dict.fromkeys(seats, 0))
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            rank = rng.choice([r for r, n in enumerate(game.shoe.remaining) if n])
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     result = game.settlement().result
     assert result["points"] == {seat: sum(pile) for seat, pile in result["piles"].items()}
     assert result["game_over"] is True and sum(game.shoe.remaining) == 55 - sum(1 for _ in cards)

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 from tables.games import CardDue, IllegalAction, new_game, replay
 from tables.games.port import game_result, round_points
 
+from .secret_play import play_at_random
+
 
 def port(scores, seats=None, **options):
     seats = seats or list(scores)
@@ -97,17 +99,7 @@ def test_refusals_say_why():
 def test_any_round_scores_as_the_text_counts_and_replays_equal(players, rng):
     seats = list(range(1, players + 1))
     game = port(dict.fromkeys(seats, 0))
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            rank = rng.choice([r for r, n in enumerate(game.shoe.remaining) if n])
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     result = game.settlement().result
     for seat in seats:  # N less the live stacks above, 0 when busted: counted again here
         above = sum(1 for other in result["totals"].values() if other > result["totals"].get(seat, -1))

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.games import CardDue, IllegalAction, new_game, replay
+from tables.games import IllegalAction, new_game, replay
 from tables.games.kitty import kitty_points
 
-from .secret_play import play
+from .secret_play import play, play_at_random
 
 
 def dealt(hands: dict[int, list[int]], first=None, **options):
@@ -73,17 +73,7 @@ def test_refusals_say_why():
 def test_any_game_scores_the_shown_hands_and_replays_equal(players, rng):
     seats = list(range(1, players + 1))
     game = new_game("sweep", seats, dict.fromkeys(seats, 0))
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            rank = rng.choice([r for r, n in enumerate(game.shoe.remaining) if n])
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     result = game.settlement().result
     assert result["points"] == kitty_points({s: list(h) for s, h in result["hands"].items()})
     assert len(game.shoe) == 0  # played until the deck is exhausted

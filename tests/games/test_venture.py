@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.games import CardDue, IllegalAction, new_game, replay
+from tables.games import IllegalAction, new_game, replay
 from tables.games.cards import composition
 from tables.games.venture import SLUG, deal_points
 
-from .secret_play import play
+from .secret_play import play, play_at_random
 
 FULL = list(composition(1))
 
@@ -108,18 +108,7 @@ def test_refusals_say_why():
 def test_any_deal_scores_as_counted_again_and_replays_equal(players, draft, rng):
     seats = list(range(1, players + 1))
     game = new_game("venture", seats, dict.fromkeys(seats, 0), {"draft": draft})
-    cards, decisions = [], []
-    while not game.finished:
-        due = game.next
-        if isinstance(due, CardDue):
-            options = due.ranks if due.pile else [r for r, n in enumerate(game.shoe.remaining) if n]
-            rank = rng.choice(options)
-            cards.append(rank)
-            game.deal(rank)
-        else:
-            choice = rng.choice(due.choices)
-            decisions.append(choice)
-            game.act(choice)
+    cards, decisions = play_at_random(game, rng)
     result = game.settlement().result
     captured = sum(len(c) for c in result["captured"].values())
     assert captured + len(result["centre"]) == 55  # every card is captured or in the centre

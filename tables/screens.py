@@ -529,7 +529,11 @@ def _points(game, hand: Hand) -> dict[str, Any]:
     }
     centre = next((list(getattr(game, name)) for name in CENTRE_CARDS if hasattr(game, name)), [])
     target = getattr(game.options, "target", None) or getattr(game, "target", None)
-    return {"status": status, "points": {"target": target, "centre": centre, "over": result.get("game_over")}}
+    played = getattr(game, "played", None) or getattr(game, "bids", None) or {}
+    played = dict(played) if not isinstance(played, dict) else played  # Sweep keeps (seat, rank) pairs
+    shown = [{"seat": seat, "rank": rank} for seat, rank in played.items()]
+    points = {"target": target, "centre": centre, "played": shown, "over": result.get("game_over")}
+    return {"status": status, "points": points}
 
 
 GAME_EXTRAS = {

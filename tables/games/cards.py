@@ -113,7 +113,8 @@ class Hand:
             elif unknown and shoe.remaining[rank] > seen[rank]:
                 unknown, seen[rank] = unknown - 1, seen[rank] + 1
             elif not self.unknown:
-                raise IllegalAction(f"{owner} holds no {rank}: it holds {sorted(self.known)}.")
+                # Never list what the hand holds: the refusal is shown on the dealer's screen.
+                raise IllegalAction(f"{owner} holds no {rank}.")
             else:
                 raise IllegalAction(f"{owner} cannot hold another {rank}: every {rank} is accounted for.")
 

@@ -33,8 +33,8 @@ EIGHT, EIGHT_CARDS = 8, 2  # Pieces of Eight: trade an 8 in the stack for two hi
 class PortOptions(PointsOptions):
     """Port house rules: `target` (21), `playoff` (`tied`: a tie for the top at or above the
     target is played off by the tied players alone; `all`: by everyone), `pieces_of_eight` (off),
-    and `new_deck_each_round` (off: rounds deal on from one deck, reshuffling only the discards;
-    the table's shoe follows it, the rules do not see it)."""
+    and `new_deck_each_round` (off: rounds deal on from one deck, reshuffling only the discards; on,
+    the table asks for a fresh shoe every round: tables.services.hands; the rules do not see it)."""
 
     target: int = TARGET
     playoff: str = TIED

@@ -277,7 +277,8 @@ def _playable_shoe(table: Table) -> Shoe:
         raise HandError("There is no shoe in play at this table: start a shoe first.")
     if shoe.cut_card_out:
         raise HandError("The cut card came out last hand: retire this shoe and shuffle a new one.")
-    if table.game in ONE_GAME_A_SHOE and shoe.hands.exists():
+    fresh_each_round = table.game == Game.PORT and table.options.get("new_deck_each_round")
+    if (table.game in ONE_GAME_A_SHOE or fresh_each_round) and shoe.hands.exists():
         game = table.get_game_display()
         raise HandError(f"{game} is dealt from a freshly shuffled deck every game: start a new shoe.")
     return shoe

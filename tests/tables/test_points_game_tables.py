@@ -123,3 +123,17 @@ def test_a_loser_without_the_chips_to_pay_is_refused_with_the_reason_and_nothing
 
     assert "has 1 unit in front; paying 140 is more than that" in str(refused.value)
     assert Transaction.objects.count() == before and Hand.objects.get(pk=hand.pk).status == "in_progress"
+
+
+def test_port_deals_on_from_one_deck_unless_the_table_shuffles_a_new_one_every_round(pit, pete, dana):
+    for options, refused in (({}, False), ({"new_deck_each_round": True}, True)):
+        table = open_table(pit, pete, Game.PORT, f"Port {refused}", 1, 100, options=options)
+        for number in (1, 2):
+            seat(table, number, 50, dana)
+        hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(2)).play()
+        hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+        if refused:
+            with pytest.raises(HandError, match="freshly shuffled"):
+                hand_start(table=table, by=dana, key=key())
+        else:
+            assert hand_start(table=table, by=dana, key=key()).shoe_id == hand.shoe_id

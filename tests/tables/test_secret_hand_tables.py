@@ -126,3 +126,19 @@ def test_the_pit_review_shows_each_card_dealt_face_down_and_each_reveal(client, 
     assert dealt.count("<tr>") == 11 and dealt.count(">unseen<") == 10  # a header and ten blind cards
     assert ">11</td><td>Seat 1</td><td>choose</td><td class=\"num\">7<" in reveals
     assert ">12</td><td>Seat 2</td><td>choose</td><td class=\"num\">3<" in reveals
+
+
+def test_a_refused_reveal_at_a_system_shoe_never_tells_the_dealer_what_the_hand_holds(pit, pete, dana):
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(10):
+        hand = hand_record_card(hand=hand, rank=None, by=dana, expected_seq=hand.seq, key=key())
+    held = hand_game(hand).hands[1].known
+    missing = next(rank for rank in range(1, 11) if rank not in held)
+
+    with pytest.raises(HandError) as refused:
+        hand_decide(hand=hand, action=("choose", missing), by=dana, expected_seq=hand.seq, key=key())
+
+    assert str(refused.value) == f"Seat 1's hand holds no {missing}."

@@ -388,3 +388,21 @@ def test_the_seat_verdict_names_a_seat_only_when_its_interval_misses_the_average
     assert seat_verdict({"1": seat(1.0), "2": seat(-1.0), "3": seat(0.0)}) == (
         "seats 1, 2: beyond their interval from the average seat"
     )
+
+
+def test_a_points_game_has_no_par_sheet_and_its_page_says_why(client, pit, pete):
+    table = open_table(pit, pete, Game.PICKUP, "Pickup 1", 1, 100, burn=0)
+    shift_start(user=pete, pit=pit, by=pete)
+    client.force_login(pete)
+
+    page = client.get(f"/reports/par-sheets/table/{table.pk}/")
+
+    assert page.status_code == 200 and b"deals a points game" in page.content
+    assert not ParSheet.objects.exists()
+
+
+def test_a_secret_hand_game_s_sheet_gives_the_house_s_collection(pit, pete):
+    table = open_table(pit, pete, Game.HAWTHORN, "Hawthorn 1", 1, 100)
+    f = computed(table).figures
+    assert f["collection"] == "rake" and f["games_per_hour"] == 20  # the house's estimate
+    assert f["modes"]["rake"]["game"]["value"] > 0  # the pots are raked

@@ -41,6 +41,7 @@ DEMO_USERS = (
     ("dora", DEALER, "dora-deals-2026"),
     ("dirk", DEALER, "dirk-deals-2026"),
     ("dina", DEALER, "dina-deals-2026"),
+    ("dale", DEALER, "dale-deals-2026"),
     ("pete", PIT_MANAGER, "pete-watches-2026"),
     ("pam", PIT_MANAGER, "pam-watches-2026"),
     ("ada", AUDITOR, "ada-audits-2026"),
@@ -55,6 +56,7 @@ DEMO_TABLES = (
     ("Starboard 1", Game.STARBOARD, 1, 100, 10, "dora"),
     ("Pairs 1", Game.PAIRS, 1, 100, 10, "dirk"),
     ("Hawthorn 1", Game.HAWTHORN, 1, 100, 20, "dina"),  # a secret-hand game: hands dealt face down
+    ("Port 1", Game.PORT, 1, 100, 10, "dale"),  # a points game: scored round by round, to 21
 )
 # The house rakes the demo pot tables (docs/rules/collection.md); Starboard's and Pairs' pots are
 # small, so they rake 10% to show a take at demo stakes, and Pairs plays for money (Cutchfeld).

@@ -17,7 +17,7 @@ from ledger.models import Account
 from ledger.services import account_get
 from reports.services.par_sheet import par_sheet_compute
 from tables.games import CardDue
-from tables.models import Game, Pit, RatingSlip, SeatSession, Shift, Table, TableCount
+from tables.models import POINTS_GAMES, Game, Pit, RatingSlip, SeatSession, Shift, Table, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -139,9 +139,10 @@ def _signature(user, passwords: dict) -> SignatureGiven:
 def compute_demo_figures(casino) -> list[tuple[str, float]]:
     """Every demo table's par sheet, computed now (with Rocket's theoretical edge, which the
     house-edge report reads from the same cache), so that no first page waits for them: (table,
-    seconds) each. Tables set up alike share one sheet: the second costs nothing."""
+    seconds) each. Tables set up alike share one sheet: the second costs nothing. A points game's
+    table has none (its rounds move no money)."""
     timings = []
-    for table in Table.objects.filter(pit__casino=casino).order_by("name"):
+    for table in Table.objects.filter(pit__casino=casino).exclude(game__in=POINTS_GAMES).order_by("name"):
         started = time.perf_counter()
         par_sheet_compute(table=table)
         timings.append((table.name, time.perf_counter() - started))

@@ -35,7 +35,7 @@ def test_seeding_twice_gives_one_demo_floor():
     assert Pit.objects.count() == 1
     games = sorted(Table.objects.values_list("game", flat=True))
     # the second Rocket table is Rocket 2, with its played day
-    assert games == ["blackstone", "hawthorn", "pairs", "rocket", "rocket", "starboard"]
+    assert games == ["blackstone", "hawthorn", "pairs", "port", "rocket", "rocket", "starboard"]
     rocket_shoes = Shoe.objects.filter(table__game="rocket")
     assert [s.decks for s in rocket_shoes] == [8, 8]
     for table in Table.objects.exclude(name=DAY_TABLE):

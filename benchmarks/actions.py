@@ -73,6 +73,7 @@ def timed(backend: Backend, send) -> tuple[object, float, float, int]:
         response = send()
         cpu = time.process_time() - started
         database = backend.cpu() - database
+    timed.last = statements  # for --show-sql
     return response, cpu, database, len(statements)
 
 
@@ -161,6 +162,8 @@ def measure(args) -> None:
     print(f"{args.actions} actions at {len(tablets)} tables ({args.games}), and as many posts to /floor/, "
           "in-process:", flush=True)
     by_label = rounds(client, backend, tablets, args.actions)
+    if args.show_sql:
+        show_sql(client, backend, tablets, args.show_sql)
     for line in table_of_costs(by_label, floor_costs(client, backend, args.actions)):
         print(line, flush=True)
     if args.profile:
@@ -169,12 +172,21 @@ def measure(args) -> None:
         pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(args.profile)
 
 
+def show_sql(client, backend: Backend, tablets: list[Tablet], label: str) -> None:
+    """Play on until an action labelled `label` and print the statements it sent."""
+    for number in range(1000):
+        if play(client, backend, tablets[number % len(tablets)])[0] == label:
+            print(f"the statements of one {label}:", *timed.last, sep="\n  ")
+            return
+
+
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--actions", type=int, default=2000)
     parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions (cProfile)")
+    parser.add_argument("--show-sql", metavar="LABEL", help="print the statements of one action so labelled")
     parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     return parser.parse_args()

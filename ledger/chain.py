@@ -16,6 +16,7 @@ from django.apps import apps
 from django.db import router, transaction
 from django.db.models import prefetch_related_objects
 
+from casino.compiled import Compiled, save_fields
 from ledger.models import Chain, Chained
 
 # Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
@@ -40,6 +41,10 @@ def chain_name(*, table=None, casino=None) -> str:
     return f"table:{table.pk}" if table is not None else f"casino:{casino.pk}"
 
 
+# Locked on every record a table writes: compiled once.
+CHAIN_LOCKED = Compiled(lambda name: Chain.objects.select_for_update(no_key=True).filter(name=name), str)
+
+
 def chain_lock(*, table=None, casino=None) -> Chain:
     """The table's chain (or the casino's, for the cage), locked with SELECT ... FOR UPDATE until
     the surrounding database transaction ends; created on first use.
@@ -48,7 +53,7 @@ def chain_lock(*, table=None, casino=None) -> Chain:
     savepoint when the unique name refuses the second insert). One round trip once it exists.
     """
     name = chain_name(table=table, casino=casino)
-    chain = Chain.objects.select_for_update(no_key=True).filter(name=name).first()
+    chain = CHAIN_LOCKED.first(name)
     if chain is None:
         Chain.objects.get_or_create(name=name)
         chain = Chain.objects.select_for_update(no_key=True).get(name=name)
@@ -77,7 +82,7 @@ def chain_append(record: Chained, chain: Chain) -> Chained:
         record.hash = record_hash(chain.head, record.chain_content())
         _check_round_trip(record, _insert_returning(record))
         chain.length, chain.head = record.position, record.hash
-        Chain.objects.filter(pk=chain.pk).update(length=chain.length, head=chain.head)
+        save_fields(chain, ("length", "head"))
     return record
 
 

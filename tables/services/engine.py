@@ -9,8 +9,7 @@ it, and the tablet's screen, the pit and the audit read the same game. Cards are
 
 from collections.abc import Iterable
 
-from django.db.models import Prefetch, prefetch_related_objects
-
+from casino.compiled import Compiled
 from tables.games import Action, HandSetup, Move
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
@@ -35,13 +34,16 @@ def plain(value):
     return value
 
 
-HAND_RECORDS = (
-    Prefetch("cards", CardEvent.objects.as_dealt().order_by("seq"), to_attr="card_list"),
-    Prefetch("decisions", Decision.objects.order_by("seq"), to_attr="decision_list"),
-    Prefetch("recycles", Recycle.objects.order_by("seq"), to_attr="recycle_list"),
-    Prefetch("approvals", ApprovalRequest.objects.order_by("requested_at", "pk"), to_attr="approval_list"),
-)
-RECORD_LISTS = [prefetch.to_attr for prefetch in HAND_RECORDS]
+# A hand's records, each kind in order, read on every step of every hand: compiled once.
+HAND_RECORDS = {
+    "card_list": Compiled(lambda hand: CardEvent.objects.as_dealt().filter(hand=hand).order_by("seq")),
+    "decision_list": Compiled(lambda hand: Decision.objects.filter(hand=hand).order_by("seq")),
+    "recycle_list": Compiled(lambda hand: Recycle.objects.filter(hand=hand).order_by("seq")),
+    "approval_list": Compiled(
+        lambda hand: ApprovalRequest.objects.filter(hand=hand).order_by("requested_at", "pk")
+    ),
+}
+RECORD_LISTS = list(HAND_RECORDS)
 
 
 def hand_records(hand: Hand) -> Hand:
@@ -52,7 +54,12 @@ def hand_records(hand: Hand) -> Hand:
     wrote under the hand's lock, so its answer screen reads none of them again. Like any model
     instance, such a hand shows the hand as it was then; read it again to see later changes.
     """
-    prefetch_related_objects([hand], *HAND_RECORDS)
+    for name, records in HAND_RECORDS.items():
+        if name not in hand.__dict__:
+            found = records.all(hand.pk)
+            for record in found:
+                record.hand = hand  # as a prefetch sets it: the records' screens read their hand
+            setattr(hand, name, found)
     return hand
 
 

@@ -17,6 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from casino.audit import audit_record
+from casino.compiled import Compiled, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
@@ -174,14 +175,25 @@ def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand
     return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])
 
 
+def _hand_locked(*locked: str) -> Compiled:
+    """The hand with its table, pit and shoe, the rows `locked` locked (compiled once: every step
+    of every hand starts here)."""
+    hands = Hand.objects.select_for_update(of=locked, no_key=True).select_related("table__pit", "shoe")
+    return Compiled(lambda hand: hands.filter(pk=hand))
+
+
+HAND_LOCKED, HAND_AND_SHOE_LOCKED = _hand_locked("self"), _hand_locked("self", "shoe")
+
+
 def lock_hand(
     hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,), *, with_shoe: bool = False
 ) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
     state; a pending void freezes the hand until the pit decides. `with_shoe` locks the hand's
     shoe in the same statement (hand first, then shoe, as before), for a step that deals from it."""
-    locked = Hand.objects.select_for_update(of=("self", "shoe") if with_shoe else ("self",), no_key=True)
-    hand = locked.select_related("table__pit", "shoe").get(pk=hand_id)
+    hand = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).first(hand_id)
+    if hand is None:
+        raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -465,7 +477,7 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     if due.pile:
         _deal(game, rank)  # a card of the game's own pile: it left the shoe before, as it was pitched
         _append_card(hand, None, rank, receiver_for(due.to, due.why), due, by, device)
-        hand.save(update_fields=["seq"])
+        save_fields(hand, ("seq",))
         return hand
     if _new_monster_round(hand, game, due):
         # Monster deals each round from the whole deck shuffled again: the shoe takes every card back.
@@ -483,8 +495,8 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     _deal(game, rank)
     _append_card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
     _record_unrevealed(hand, shoe, game, by, device)
-    shoe.save(update_fields=["cards_out", "cut_card_out"])
-    hand.save(update_fields=["seq"])
+    save_fields(shoe, ("cards_out", "cut_card_out"))
+    save_fields(hand, ("seq",))
     return hand
 
 
@@ -580,7 +592,7 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
     chain_append(decision, chain_lock(table=hand.table))
     hand.decision_list.append(decision)
     _post_draw_fee(hand, parsed, due.seat, game, by)
-    hand.save(update_fields=["seq"])
+    save_fields(hand, ("seq",))
     return hand
 
 
@@ -625,7 +637,7 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
         hand.approval_list.append(request)
         hand.seq += 1
         hand.status = Hand.Status.AWAITING_APPROVAL
-        hand.save(update_fields=["seq", "status"])
+        save_fields(hand, ("seq", "status"))
         seal(hand, table=hand.table, event=hand.status)
     else:
         post_settlement(hand, by=by, game=game)
@@ -661,7 +673,7 @@ def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     hand.status = Hand.Status.SETTLED
     hand.settled_at = timezone.now()
     hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
-    hand.save(update_fields=["seq", "status", "settled_at", "settlement"])
+    save_fields(hand, ("seq", "status", "settled_at", "settlement"))
     seal(hand, table=hand.table, event=hand.status)
 
 

@@ -16,6 +16,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed
 
+from casino.compiled import Compiled
 from tables.selectors import table_roles_annotated, table_roles_read
 
 ASK_FOR_A_NEW_ONE = "ask an administrator for a new one (manage.py device_token)."
@@ -43,13 +44,18 @@ def token_refusal(token: Token) -> str:
     return ""
 
 
+# Read on every request a device sends: compiled once. The user's table roles come in the same
+# query: the permission checks that follow need them.
+TOKEN = Compiled(
+    lambda key: table_roles_annotated(Token.objects.select_related("user"), "user").filter(key=key), str
+)
+
+
 class ExpiringTokenAuthentication(TokenAuthentication):
     """DRF's token authentication, refusing (401) a token that `token_refusal` refuses."""
 
     def authenticate_credentials(self, key):
-        # The user's table roles come in the same query: the permission checks that follow need them.
-        tokens = table_roles_annotated(Token.objects.select_related("user"), "user")
-        token = tokens.filter(key=key).first()
+        token = TOKEN.first(key)
         if token is None:
             raise AuthenticationFailed("Unknown token: it was mistyped, or replaced by a newer one.")
         refusal = token_refusal(token)

@@ -9,6 +9,7 @@ ids; rows become model instances exactly as the ORM makes them (the same convert
 that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE_BINDING`).
 
 - `Compiled`: a queryset written once as a function of its ids, run with new ids.
+- `pipeline`: queries sent together, one round trip for several (PostgreSQL).
 - `save_fields`: `instance.save(update_fields=...)` without the ORM's per-call work (no model
   whose fields are saved so listens to `pre_save` or `post_save`, and none has an `auto_now`).
 """
@@ -16,11 +17,12 @@ that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import ModelIterable, get_related_populators
 
 # Stand-ins for the ids while the SQL is compiled: values no real id or name takes, found again
 # among the compiled statement's parameters to mark where each id goes.
@@ -43,11 +45,20 @@ class Compiled:
         self.types = types or (int,) * len(inspect.signature(build).parameters)
 
     def all(self, *ids, using: str = DEFAULT_DB_ALIAS) -> list[Model]:
+        return self.send(*ids, using=using)()
+
+    def send(self, *ids, using: str = DEFAULT_DB_ALIAS) -> Callable[[], list[Model]]:
+        """Send the query and return what fetches its instances: inside `pipeline`, the queries
+        sent before the first fetch travel to the database and back together."""
         plan = self._plan(using)
-        with plan.connection.cursor() as cursor:
-            cursor.execute(plan.sql, plan.params(ids))
-            rows = cursor.fetchall()
-        return plan.instances(rows)
+        cursor = plan.connection.cursor()
+        cursor.execute(plan.sql, plan.params(ids))
+
+        def fetch() -> list[Model]:
+            with cursor:
+                return plan.instances(cursor.fetchall())
+
+        return fetch
 
     def first(self, *ids, using: str = DEFAULT_DB_ALIAS) -> Model | None:
         found = self.all(*ids, using=using)
@@ -68,6 +79,11 @@ class _Plan:
     def __init__(self, compiled: Compiled, connection, using: str):
         marks = [_mark(kind, index) for index, kind in enumerate(compiled.types)]
         queryset = compiled.build(*marks).using(using)
+        # An iterable class that changes the instances it yields says how (`finish`); no other runs.
+        iterable = queryset._iterable_class
+        if iterable is not ModelIterable and not hasattr(iterable, "finish"):
+            raise ValueError(f"{compiled.build}: a compiled query makes model instances, not {iterable}.")
+        self.finish = getattr(iterable, "finish", None)
         compiler = queryset.query.get_compiler(using=using)
         self.connection, self.using, self.compiler = connection, using, compiler
         self.sql, params = compiler.as_sql()
@@ -100,8 +116,22 @@ class _Plan:
                 populator.populate(row, instance)
             for name, at in self.annotations.items():
                 setattr(instance, name, row[at])
-            found.append(instance)
+            found.append(self.finish(instance) if self.finish else instance)
         return found
+
+
+@contextmanager
+def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Queries sent inside (`Compiled.send`) go to PostgreSQL together and their answers come back
+    together: one round trip (psycopg's pipeline mode) where each would take its own. They run in
+    the order sent, as they would one by one; elsewhere (SQLite) they do just that."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    with connection.connection.pipeline():
+        yield
 
 
 def _mark(kind: type, index: int):

@@ -393,8 +393,13 @@ class DealtCards(ModelIterable):
 
     def __iter__(self):
         for card in super().__iter__():
-            card.keyed_rank, card.rank = card.rank, card.dealt_rank
-            yield card
+            yield self.finish(card)
+
+    @staticmethod
+    def finish(card: "CardEvent") -> "CardEvent":
+        """The card as read (also by `casino.compiled.Compiled`, which runs no iterable)."""
+        card.keyed_rank, card.rank = card.rank, card.dealt_rank
+        return card
 
 
 class CardEventQuerySet(AppendOnlyQuerySet):

@@ -7,9 +7,9 @@ it, and the tablet's screen, the pit and the audit read the same game. Cards are
 (`CardEvent.objects.as_dealt()`): a corrected card plays its corrected rank.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from casino.compiled import Compiled
+from casino.compiled import Compiled, pipeline
 from tables.games import Action, HandSetup, Move
 from tables.games.base import CardEvent as EngineCard
 from tables.games.base import DecisionEvent, Game
@@ -48,18 +48,28 @@ RECORD_LISTS = list(HAND_RECORDS)
 
 def hand_records(hand: Hand) -> Hand:
     """`hand` with its cards, decisions, recycles and approval requests in order (`card_list`,
-    `decision_list`, `recycle_list`, `approval_list`), each kind read once.
+    `decision_list`, `recycle_list`, `approval_list`), each kind read once, all in one round trip.
 
     A hand that already holds them keeps them: a service's step sets them to what it read and
     wrote under the hand's lock, so its answer screen reads none of them again. Like any model
     instance, such a hand shows the hand as it was then; read it again to see later changes.
     """
-    for name, records in HAND_RECORDS.items():
-        if name not in hand.__dict__:
-            found = records.all(hand.pk)
-            for record in found:
-                record.hand = hand  # as a prefetch sets it: the records' screens read their hand
-            setattr(hand, name, found)
+    with pipeline():
+        return records_kept(hand, records_sent(hand.pk, [n for n in RECORD_LISTS if n not in hand.__dict__]))
+
+
+def records_sent(hand_id: int, names=RECORD_LISTS) -> dict[str, Callable]:
+    """Send the reads of the hand's records `names` (in a `pipeline`, with whatever else is sent)."""
+    return {name: HAND_RECORDS[name].send(hand_id) for name in names}
+
+
+def records_kept(hand: Hand, sent: dict[str, Callable]) -> Hand:
+    """`hand` with the records `records_sent` read."""
+    for name, fetch in sent.items():
+        found = fetch()
+        for record in found:
+            record.hand = hand  # as a prefetch sets it: the records' screens read their hand
+        setattr(hand, name, found)
     return hand
 
 

@@ -17,7 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from casino.audit import audit_record
-from casino.compiled import Compiled, save_fields
+from casino.compiled import Compiled, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
@@ -55,6 +55,8 @@ from .engine import (
     hand_records_none,
     plain,
     receiver_for,
+    records_kept,
+    records_sent,
     replay,
     seat_keyed,
     unrevealed_after_last_take,
@@ -191,9 +193,13 @@ def lock_hand(
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
     state; a pending void freezes the hand until the pit decides. `with_shoe` locks the hand's
     shoe in the same statement (hand first, then shoe, as before), for a step that deals from it."""
-    hand = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).first(hand_id)
-    if hand is None:
-        raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
+    with pipeline():  # the hand locked and its records read in one round trip
+        found = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).send(hand_id)
+        records = records_sent(hand_id)
+        hands = found()
+        if not hands:
+            raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
+        hand = records_kept(hands[0], records)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from django.db import connection, transaction
 from django.utils import timezone
 
+from casino.compiled import save_fields
 from casino.errors import DomainError
 from tables.models import IdempotentRequest
 
@@ -39,7 +40,7 @@ def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
         if claim is None:
             return _earlier_answer(key, digest, by)
         response = work()
-        IdempotentRequest.objects.filter(pk=claim).update(response=response)
+        save_fields(IdempotentRequest(pk=claim, response=response), ("response",))
         return response
 
 

@@ -1,0 +1,107 @@
+"""casino.compiled: a compiled query reads what the ORM reads, run after run, with new ids."""
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from casino.compiled import Compiled, pipeline, save_fields
+from ledger.models import Chain
+from tables.models import CardEvent, Hand
+from tables.services import hand_start
+from tables.services.engine import hand_records
+
+from .conftest import card, decide, key
+from .test_card_corrections import correct, dealer_pair, on_shift  # noqa: F401 (fixtures)
+from .test_hands import settle
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def played_hands(dealer_pair, dana):  # noqa: F811
+    """A settled hand whose last card was corrected, and the next hand, two cards in."""
+    _, hand = dealer_pair
+    first = settle(decide(correct(hand, 6, dana), ("fold",), dana), dana)
+    second = hand_start(table=first.table, bets={1: 10}, by=dana, key=key())
+    second = card(card(second, 3, dana), 7, dana)
+    assert any(c.keyed_rank != c.rank for c in CardEvent.objects.as_dealt().filter(hand=first))
+    return [first, second]
+
+HANDS = Compiled(lambda hand: Hand.objects.select_related("table__pit", "shoe").filter(pk=hand))
+CARDS = Compiled(lambda hand: CardEvent.objects.as_dealt().filter(hand=hand).order_by("seq"))
+CHAIN = Compiled(lambda name: Chain.objects.filter(name=name), str)
+
+
+def fields(instance) -> dict:
+    return {field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields}
+
+
+def test_a_compiled_query_reads_each_hand_as_the_orm_does(played_hands):
+    for hand in played_hands:
+        compiled = HANDS.first(hand.pk)
+        orm = Hand.objects.select_related("table__pit", "shoe").get(pk=hand.pk)
+        assert fields(compiled) == fields(orm)
+        assert fields(compiled.table) == fields(orm.table)
+        assert fields(compiled.table.pit) == fields(orm.table.pit)
+        assert fields(compiled.shoe) == fields(orm.shoe)
+
+
+def test_cards_are_read_as_dealt_with_each_correction_applied(played_hands):
+    for hand in played_hands:
+        orm = list(CardEvent.objects.as_dealt().filter(hand=hand).order_by("seq"))
+        compiled = CARDS.all(hand.pk)
+        assert [fields(card) | {"keyed": card.keyed_rank} for card in compiled] == [
+            fields(card) | {"keyed": card.keyed_rank} for card in orm
+        ]
+        assert compiled, "every played hand has cards"
+
+
+def test_a_string_id_and_a_missing_row(played_hands):
+    name = Chain.objects.first().name
+    assert CHAIN.first(name).name == name
+    assert CHAIN.first("table:no-such") is None
+
+
+def test_the_sql_is_compiled_once_per_connection(played_hands):
+    first, second = played_hands[:2]
+    HANDS.first(first.pk)
+    with CaptureQueriesContext(connection) as queries:
+        HANDS.first(first.pk)
+        HANDS.first(second.pk)
+    assert queries[0]["sql"].split("WHERE")[0] == queries[1]["sql"].split("WHERE")[0]
+    assert str(first.pk) in queries[0]["sql"] and str(second.pk) in queries[1]["sql"]
+
+
+def test_a_query_that_does_not_pass_its_id_on_is_refused(played_hands):
+    computed = Compiled(lambda hand: Hand.objects.filter(number__gte=hand + 1))
+    with pytest.raises(ValueError, match="does not pass each id"):
+        computed.all(1)
+
+
+def test_queries_sent_together_come_back_to_their_own_fetch(played_hands):
+    hand = played_hands[0]
+    with transaction.atomic(), pipeline():
+        hands, cards, chain = HANDS.send(hand.pk), CARDS.send(hand.pk), CHAIN.send(f"table:{hand.table_id}")
+        assert [h.pk for h in hands()] == [hand.pk]
+        assert [card.pk for card in cards()] == list(hand.cards.order_by("seq").values_list("pk", flat=True))
+        assert [c.name for c in chain()] == [f"table:{hand.table_id}"]
+
+
+def test_hand_records_read_every_kind_of_record(played_hands):
+    for hand in played_hands:
+        fresh = hand_records(Hand.objects.get(pk=hand.pk))
+        for name, records in (("card_list", hand.cards), ("decision_list", hand.decisions)):
+            expected = list(records.order_by("seq").values_list("pk", flat=True))
+            assert [r.pk for r in getattr(fresh, name)] == expected
+        assert all(card.hand is fresh for card in fresh.card_list)
+
+
+def test_save_fields_writes_those_fields_only(played_hands):
+    chain = Chain.objects.first()
+    stale = Chain.objects.get(pk=chain.pk)
+    stale.length, stale.head = chain.length, "f" * 64
+    stale.name = "not saved"
+    save_fields(stale, ("head",))
+    chain.refresh_from_db()
+    assert (chain.head, chain.name) == ("f" * 64, Chain.objects.get(pk=chain.pk).name)
+    assert chain.name != "not saved"

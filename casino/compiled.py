@@ -10,6 +10,7 @@ that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE
 
 - `Compiled`: a queryset written once as a function of its ids, run with new ids.
 - `pipeline`: queries sent together, one round trip for several (PostgreSQL).
+- `insert_returning`: a new row inserted, and read back as stored, in one statement.
 - `save_fields`: `instance.save(update_fields=...)` without the ORM's per-call work (no model
   whose fields are saved so listens to `pre_save` or `post_save`, and none has an `auto_now`).
 """
@@ -161,3 +162,53 @@ def _update_sql(model: type[Model], fields: tuple[str, ...], connection) -> tupl
     columns = [meta.get_field(name) for name in fields]
     assignments = ", ".join(f"{quoted(column.column)} = %s" for column in columns)
     return f"UPDATE {quoted(meta.db_table)} SET {assignments} WHERE {quoted(meta.pk.column)} = %s", columns
+
+
+def insert_returning(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Model:
+    """Insert the new `instance` as `save(force_insert=True)` does (each field's `pre_save`; no
+    signal is sent) and return the row as the database stored it (`INSERT ... RETURNING` every
+    column, through the converters a query uses). `instance` gets its primary key."""
+    connection = connections[using]
+    model = type(instance)
+    statements = connection.__dict__.setdefault("compiled_inserts", {})
+    key = (model, instance.pk is not None)
+    if key not in statements:
+        statements[key] = _Insert(model, connection, with_pk=instance.pk is not None)
+    return statements[key].run(instance, using)
+
+
+class _Insert:
+    """A model's `INSERT ... RETURNING` for one connection, and the converters of what it returns."""
+
+    def __init__(self, model: type[Model], connection, *, with_pk: bool):
+        meta, quoted = model._meta, connection.ops.quote_name
+        self.model, self.connection = model, connection
+        written = [f for f in meta.concrete_fields if not f.generated]
+        self.fields = [f for f in written if with_pk or f is not meta.auto_field]
+        if any(hasattr(field, "get_placeholder") for field in self.fields):
+            raise TypeError(f"{meta.label} has a field that needs its own placeholder; save it with the ORM.")
+        self.returning = list(meta.concrete_fields)
+        returning, _ = connection.ops.return_insert_columns(self.returning)
+        columns = ", ".join(quoted(field.column) for field in self.fields)
+        places = ", ".join(["%s"] * len(self.fields))
+        self.sql = f"INSERT INTO {quoted(meta.db_table)} ({columns}) VALUES ({places}) {returning}"
+        self.converters = []
+        for at, field in enumerate(self.returning):
+            column = field.get_col(meta.db_table)
+            found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+            if found:
+                self.converters.append((at, column, found))
+        self.names = [field.attname for field in self.returning]
+        self.pk_at = self.returning.index(meta.pk)
+
+    def run(self, instance: Model, using: str) -> Model:
+        values = [f.get_db_prep_save(f.pre_save(instance, True), self.connection) for f in self.fields]
+        with self.connection.cursor() as cursor:
+            cursor.execute(self.sql, values)
+            row = list(cursor.fetchone())
+        for at, column, converters in self.converters:
+            for converter in converters:
+                row[at] = converter(row[at], column, self.connection)
+        instance.pk = row[self.pk_at]
+        instance._state.adding, instance._state.db = False, using
+        return self.model.from_db(using, self.names, row)

@@ -16,7 +16,7 @@ from django.apps import apps
 from django.db import router, transaction
 from django.db.models import prefetch_related_objects
 
-from casino.compiled import Compiled, save_fields
+from casino.compiled import Compiled, insert_returning, save_fields
 from ledger.models import Chain, Chained
 
 # Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
@@ -87,24 +87,17 @@ def chain_append(record: Chained, chain: Chain) -> Chained:
 
 
 def _insert_returning(record: Chained) -> Chained:
-    """Insert `record` as `save(force_insert=True)` does (fields' `pre_save` included; no signal
-    listens to chained models) and return the row as the database stored it.
+    """Insert `record` and return the row as the database stored it (`insert_returning`).
 
     The stored row comes back from `INSERT ... RETURNING` every column, through the same
     converters as a read, instead of a SELECT after the insert: the same proof that the database
     keeps what was hashed, one round trip fewer. What `chain_content()` reads beyond the row
     (a transaction's postings) is still read from the database, as `chain_queryset()` prefetches it.
     """
-    model, meta = type(record), record._meta
-    pk_set = record.pk is not None
-    fields = [f for f in meta.concrete_fields if not f.generated and (pk_set or f is not meta.auto_field)]
-    returning = list(meta.concrete_fields)
-    using = router.db_for_write(model, instance=record)
-    (row,) = model._base_manager._insert([record], fields=fields, returning_fields=returning, using=using)
-    record.pk = row[returning.index(meta.pk)]
-    record._state.adding, record._state.db = False, using
-    stored = model.from_db(using, [f.attname for f in returning], row)
-    prefetch_related_objects([stored], *model.chain_queryset()._prefetch_related_lookups)
+    stored = insert_returning(record, using=router.db_for_write(type(record), instance=record))
+    lookups = type(record).chain_queryset()._prefetch_related_lookups
+    if lookups:
+        prefetch_related_objects([stored], *lookups)
     return stored
 
 

@@ -14,11 +14,13 @@ of being created. The REST API's hand detail returns the same dict.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from casino.compiled import Compiled
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
@@ -307,10 +309,8 @@ def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, 
     codes = {
         account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
     }
-    name = SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]
-    accounts = Account.objects.filter(code__in=codes).annotate(player_name=Subquery(name))
-    rows = accounts.values_list("code", "player_name", "balance")
-    found = {codes[code]: (player, chips) for code, player, chips in rows}
+    accounts = _player_accounts(len(codes)).all(*codes) if codes else []
+    found = {codes[account.code]: (account.player_name, account.balance) for account in accounts}
     missing = {sessions[seat]: seat for seat in sessions if seat not in found}
     if missing:
         for pk, player in SeatSession.objects.filter(pk__in=missing).values_list("pk", "player_name"):
@@ -318,6 +318,19 @@ def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, 
     return (
         {seat: found[seat][0] if seat in found else "" for seat in sessions},
         {seat: found[seat][1] if seat in found else 0 for seat in sessions},
+    )
+
+
+@cache
+def _player_accounts(seats: int) -> Compiled:
+    """The player accounts of `seats` account codes, each with its player's name: asked for every
+    answer a tablet gets, so compiled once for each number of seats."""
+    name = SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]
+    return Compiled(
+        lambda *codes: Account.objects.filter(code__in=codes).annotate(player_name=Subquery(name)).only(
+            "code", "balance"
+        ),
+        *(str,) * seats,
     )
 
 

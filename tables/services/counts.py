@@ -11,6 +11,7 @@ signatures are sealed in the table's chain (`ledger.seals`) in the same transact
 from functools import partial
 
 from casino.audit import audit_record
+from casino.compiled import Compiled
 from casino.errors import DomainError
 from casino.limits import MAX_AMOUNT
 from casino.models import AuditEvent
@@ -57,9 +58,13 @@ def _chip_value(value) -> int:
     return int(text) if int(text) <= MAX_AMOUNT else 0
 
 
+# Asked before every hand, buy-in and seat: compiled once.
+LAST_COUNT = Compiled(lambda table: TableCount.objects.filter(table=table).order_by("-at", "-pk")[:1])
+
+
 def table_is_open(table: Table) -> bool:
     """Open from a signed opening count until the next signed closing count (RULINGS)."""
-    last = table.counts.order_by("-at", "-pk").first()
+    last = LAST_COUNT.first(table.pk)
     return last is not None and last.kind == TableCount.Kind.OPENER
 
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 from functools import partial
 
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from casino.audit import audit_record
@@ -228,10 +227,25 @@ def _engine(hand: Hand):
 # Starting
 
 
+# What every hand's start reads: compiled once. The table is locked (not its pit, read with it).
+TABLES_LOCKED = Table.objects.select_for_update(of=("self",), no_key=True).select_related("pit")
+TABLE_LOCKED = Compiled(lambda table: TABLES_LOCKED.filter(pk=table))
+OPEN_HAND = Compiled(lambda table: Hand.objects.filter(table=table, status__in=Hand.OPEN).only("pk")[:1])
+SHOE_IN_PLAY = Compiled(
+    lambda table: Shoe.objects.filter(table=table, state=Shoe.State.IN_PLAY).order_by("pk")[:1]
+)
+LAST_HAND = Compiled(lambda table: Hand.objects.filter(table=table).order_by("-number").only("number")[:1])
+LAST_SETTLED = Compiled(
+    lambda table: Hand.objects.filter(table=table, status=Hand.Status.SETTLED).order_by("-number")[:1]
+)
+
+
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:
-    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
+    table = TABLE_LOCKED.first(table_id)
+    if table is None:
+        raise Table.DoesNotExist(f"There is no table {table_id}.")
     table_check_open(table)
-    if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
+    if OPEN_HAND.first(table.pk) is not None:
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)
@@ -290,7 +304,7 @@ def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -
 
 
 def _playable_shoe(table: Table) -> Shoe:
-    shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    shoe = SHOE_IN_PLAY.first(table.pk)
     if shoe is None:
         raise HandError("There is no shoe in play at this table: start a shoe first.")
     if shoe.cut_card_out:
@@ -350,7 +364,7 @@ def _bet_refused(table: Table, session: SeatSession | None, in_front: int | None
 
 
 def _last_settled(table: Table) -> Hand | None:
-    return table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
+    return LAST_SETTLED.first(table.pk)
 
 
 def _check_pairs_fee(table: Table, scores: dict[int, int], chips: dict[int, int]) -> None:
@@ -426,7 +440,8 @@ def _next_button(seats: list[int], previous: int | None) -> int:
 
 
 def _next_number(table: Table) -> int:
-    return (table.hands.aggregate(last=Max("number"))["last"] or 0) + 1
+    last = LAST_HAND.first(table.pk)
+    return (last.number if last else 0) + 1
 
 
 def _post_commitments(hand: Hand, by) -> None:

@@ -11,6 +11,7 @@ from functools import partial
 
 from django.utils import timezone
 
+from casino.compiled import Compiled
 from casino.errors import DomainError
 from casino.limits import amount_check
 from ledger.models import Account, Transaction
@@ -50,8 +51,13 @@ def player_account(session: SeatSession) -> Account:
 
 
 def open_sessions(table: Table) -> dict[int, SeatSession]:
-    sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat__table")
-    return {session.seat.number: session for session in sessions}
+    return {session.seat.number: session for session in OPEN_SESSIONS.all(table.pk)}
+
+
+# Read on every hand's start: compiled once.
+OPEN_SESSIONS = Compiled(
+    lambda table: SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat__table")
+)
 
 
 def seat_open(

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
 from casino.errors import Conflict, DomainError, NotAllowed
-from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_seen, seen, version
+from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_direct, fetch_seen, seen, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, RatingSlip, SeatSession, Shoe, Table
 from tables.pit.forms import WithdrawForm
@@ -127,6 +127,7 @@ def hand_answer(request: HttpRequest, hand: Hand) -> HttpResponse:
 
 TABLE = Pages(
     fetch=fetch_seen(tables_visible_to, pk="table_id"),
+    direct=fetch_direct(Table.objects.select_related("pit__casino"), pk="table_id"),
     check=check_deal,
     refused=refused,
     failed=table_failed,
@@ -138,6 +139,9 @@ SEAT = Pages(
         ),
         pk="session_id",
         seat__table_id="table_id",
+    ),
+    direct=fetch_direct(
+        SeatSession.objects.select_related("seat__table__pit"), pk="session_id", seat__table_id="table_id"
     ),
     check=lambda user, session: check_deal(user, session.seat.table),
     refused=refused,
@@ -151,6 +155,7 @@ SLIP = Pages(
 )
 HAND = Pages(
     fetch=fetch_seen(lambda user: at_tables_seen(Hand.objects.select_related("table"), user), pk="hand_id"),
+    direct=fetch_direct(Hand.objects.select_related("table"), pk="hand_id"),
     check=lambda user, hand: check_deal(user, hand.table),
     refused=refused,
     failed=hand_failed,

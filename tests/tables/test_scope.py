@@ -216,3 +216,39 @@ def test_another_pit_s_manager_does_not_see_its_table_but_his_own_opens(rocket_r
 
     assert client.get(f"/pit/tables/{paul_table.pk}/").status_code == 200
     assert client.get(f"/pit/tables/{rocket_records['table']}/").status_code == 404
+
+
+def test_the_table_s_dealer_changes_a_record_read_by_id_not_looked_up_among_the_tables_seen(
+    rocket_records, dana, olga, monkeypatch
+):
+    # the scoped lookup is what a refused user needs (404 or 403); whoever may deal at the table
+    # sees it, so their change reads its record by id alone (issue 17: the lookup cost more than
+    # many a change)
+    import tables.api.views
+    import tables.views
+    from tables.selectors import at_tables_seen
+
+    looked_up = []
+
+    def counted(records, user, *path):
+        looked_up.append(user.username)
+        return at_tables_seen(records, user, *path)
+
+    monkeypatch.setattr(tables.views, "at_tables_seen", counted)
+    monkeypatch.setattr(tables.api.views, "at_tables_seen", counted)
+    hand = rocket_records["hand"]
+    page, api = signed_in(dana, api=False), signed_in(dana, api=True)
+
+    tapped = page.post(f"/tablet/hands/{hand}/card/", {"key": key(), "seq": 0, "rank": 5})
+    sent = api.change(f"/api/hands/{hand}/cards/", {"rank": 6, "expected_seq": 1})
+
+    assert tapped.status_code == 302 and sent.status_code == 201, sent.content
+    assert sent.json()["seq"] == 2
+    assert looked_up == []
+
+    # olga deals at another table: her change is looked up among her tables, and is not found
+    other_api, other_page = signed_in(olga, api=True), signed_in(olga, api=False)
+    assert other_api.change(f"/api/hands/{hand}/cards/", {"rank": 7, "expected_seq": 2}).status_code == 404
+    tapped = other_page.post(f"/tablet/hands/{hand}/card/", {"key": key(), "seq": 2, "rank": 7})
+    assert tapped.status_code == 404
+    assert looked_up == ["olga", "olga"]

@@ -11,7 +11,9 @@ What a user may not see does not exist for them: every fetch that names a record
 `fetch_seen`, which looks the id up among the records the user sees, so an id outside their scope
 answers 404 with the same page as an id that does not exist, and no refusal confirms that it exists
 or names its table. A record the user sees but may not act on gets the plain 403 page, with a
-sentence, before any form is read.
+sentence, before any form is read. (A form posted to a family with `direct` is first read by id and
+kept only when the check lets the user act there, which only someone who sees it passes; anyone
+else goes through `fetch_seen` as above.)
 
 Refusals write nothing: a form that does not parse, or a service that refuses
 (`casino.errors.DomainError`), gets the page again with the sentence and the error's status (400;

@@ -3,7 +3,9 @@
 Reading: the tables `tables_visible_to` the user (their shift's tables; every
 table for auditors). The viewsets look ids up only there (`get_queryset`, see
 `tables.api.views.TableAPI`), so a record at a table the user does not see is
-404, the same answer as an id that does not exist, before these checks run.
+404, the same answer as an id that does not exist, before these checks run. (A
+change first tries the record by id with these checks: whoever passes one sees
+the table, so only a refused user is looked up among the tables seen.)
 Changing: dealing there (`user_can_deal`), or, for the pit's approval queue,
 supervising it (`user_can_supervise`); a user who sees the table but may not
 change it is 403 with a sentence. The check runs before any service, so a

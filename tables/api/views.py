@@ -4,7 +4,10 @@ approvals.
 Every change follows the same steps: find the record among those at the tables
 the user sees (`get_queryset`; anything else is 404, as an id that does not
 exist, so no answer confirms what the user may not see) and the table it belongs
-to; refuse (403) a user who sees it but may not change things there; read the
+to; refuse (403) a user who sees it but may not change things there (a user who
+may change things at a table sees it, so `TableAPI.get_object` first reads the
+record by id and keeps it when the permission passes; only a refused user needs
+the lookup that tells 404 from 403); read the
 `Idempotency-Key` header (400 without one) and the `X-Device` header; check the
 body's shape (400 naming the field); call one service; render the record. The
 services run everything in one transaction under the key, so a refusal at any

@@ -1,6 +1,7 @@
 """What one table action costs the app: CPU and SQL statements per endpoint, in-process.
 
-    python benchmarks/actions.py [--tables 8] [--actions 2000] [--profile 25] [--server URL] [--keep]
+    python benchmarks/actions.py [--tables 8] [--actions 2000] [--profile 25] [--layers]
+                                 [--show-sql LABEL] [--server URL] [--keep]
 
 It creates `actions_bench_<pid>`, opens `--tables` tables exactly as benchmarks/load.py does (the
 four games in turn) and plays them with the load generator's tablets, but through Django's test
@@ -15,7 +16,9 @@ The same is measured, in the same run, for `/floor/` (benchmarks/load_urls.py: o
 transaction, the floor of this stack), and the issue's goal is printed as a ratio: a table action
 within FLOOR_GOAL times the CPU (Django and PostgreSQL together) of the floor view, and by how much
 it is missed. With --profile N it then plays again under cProfile and prints the N functions with
-the most cumulative CPU time.
+the most cumulative CPU time; with --layers it plays again timing each layer of a request
+(authentication, the record and the permission, the service, the answer, and the rest); with
+--show-sql LABEL it prints the statements of one action so labelled.
 """
 
 from __future__ import annotations
@@ -166,10 +169,58 @@ def measure(args) -> None:
         show_sql(client, backend, tablets, args.show_sql)
     for line in table_of_costs(by_label, floor_costs(client, backend, args.actions)):
         print(line, flush=True)
+    if args.layers:
+        for line in layers(client, backend, tablets, args.actions):
+            print(line, flush=True)
     if args.profile:
         profiler = cProfile.Profile(time.process_time)  # CPU, as the figures above
         profiler.runcall(rounds, client, backend, tablets, args.actions)
         pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(args.profile)
+
+
+# The layers of a request (issue 17 point 2): where each is entered, as (module, object, attribute).
+LAYERS = {
+    "authentication (the token)": ("casino.tokens", "ExpiringTokenAuthentication", "authenticate"),
+    "the record and the permission": ("tables.api.views", "TableAPI", "get_object"),
+    "the service's transaction": ("tables.services.hands", None, "_step_once"),
+    "the answer (the hand's screen)": ("tables.api.views", None, "hand_response"),
+}
+
+
+def layers(client, backend: Backend, tablets: list[Tablet], actions: int) -> list[str]:
+    """Play `actions` more actions with each layer's Django CPU timed, and print it per action."""
+    import importlib
+
+    spent = defaultdict(float)
+
+    def timing(name, function):
+        def timed_layer(*args, **kwargs):
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - started
+
+        return timed_layer
+
+    originals = []
+    for name, (module_name, holder, attribute) in LAYERS.items():
+        owner = importlib.import_module(module_name)
+        owner = getattr(owner, holder) if holder else owner
+        originals.append((owner, attribute, getattr(owner, attribute)))
+        setattr(owner, attribute, timing(name, getattr(owner, attribute)))
+    try:
+        by_label = rounds(client, backend, tablets, actions)
+    finally:
+        for owner, attribute, original in originals:
+            setattr(owner, attribute, original)
+    total = sum(cost[0] for costs in by_label.values() for cost in costs)
+    lines = [f"the layers of {actions} actions, Django CPU ms an action:"]
+    for name in LAYERS:
+        lines.append(f"  {name:<36}{spent[name] / actions * 1000:>7.2f}{spent[name] / total:>7.0%}")
+    rest = total - sum(spent.values())
+    lines.append(f"  {'DRF, middleware, parsing, JSON':<36}{rest / actions * 1000:>7.2f}{rest / total:>7.0%}")
+    return lines
 
 
 def show_sql(client, backend: Backend, tablets: list[Tablet], label: str) -> None:
@@ -186,6 +237,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--actions", type=int, default=2000)
     parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")
     parser.add_argument("--profile", type=int, default=0, help="print the N costliest functions (cProfile)")
+    parser.add_argument("--layers", action="store_true", help="print the Django CPU of each layer")
     parser.add_argument("--show-sql", metavar="LABEL", help="print the statements of one action so labelled")
     parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")

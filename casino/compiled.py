@@ -131,7 +131,10 @@ def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
         yield
         return
     connection.ensure_connection()
-    with connection.connection.pipeline():
+    # psycopg's own errors as Django's, as for any query (a database that went away mid-pipeline is
+    # an OperationalError that casino.unavailable answers with a 503), and the connection marked for
+    # Django to check before it is used again.
+    with connection.wrap_database_errors, connection.connection.pipeline():
         yield
 
 

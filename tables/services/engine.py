@@ -54,8 +54,11 @@ def hand_records(hand: Hand) -> Hand:
     wrote under the hand's lock, so its answer screen reads none of them again. Like any model
     instance, such a hand shows the hand as it was then; read it again to see later changes.
     """
+    missing = [name for name in RECORD_LISTS if name not in hand.__dict__]
+    if not missing:
+        return hand
     with pipeline():
-        return records_kept(hand, records_sent(hand.pk, [n for n in RECORD_LISTS if n not in hand.__dict__]))
+        return records_kept(hand, records_sent(hand.pk, missing))
 
 
 def records_sent(hand_id: int, names=RECORD_LISTS) -> dict[str, Callable]:

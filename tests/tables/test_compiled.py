@@ -105,3 +105,22 @@ def test_save_fields_writes_those_fields_only(played_hands):
     chain.refresh_from_db()
     assert (chain.head, chain.name) == ("f" * 64, Chain.objects.get(pk=chain.pk).name)
     assert chain.name != "not saved"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's pipeline mode is PostgreSQL's")
+def test_a_database_gone_mid_pipeline_is_django_s_operational_error():
+    # casino.unavailable answers Django's OperationalError with a 503; psycopg's own, raised as the
+    # pipeline is left, was a 500 when PostgreSQL restarted under load (tests/faults)
+    import psycopg
+    from django.db import OperationalError
+
+    killer = psycopg.connect(**connection.get_connection_params(), autocommit=True)
+    with pytest.raises(OperationalError), transaction.atomic():
+        CHAIN.first("warm up")  # compiled, the transaction begun
+        with pipeline():
+            sent = CHAIN.send("table:1")
+            killer.execute("SELECT pg_terminate_backend(%s)", [connection.connection.info.backend_pid])
+            sent()
+    killer.close()
+    connection.close()

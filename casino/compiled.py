@@ -26,8 +26,9 @@ from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, get_related_populators
 
 # Stand-ins for the ids while the SQL is compiled: values no real id or name takes, found again
-# among the compiled statement's parameters to mark where each id goes.
-_INT_MARK = -7_310_000_000_000
+# among the compiled statement's parameters to mark where each id goes. Negative (ids never are)
+# and within a 32-bit integer column's range, where Django would otherwise drop the condition.
+_INT_MARK = -1_731_000_000
 _STR_MARK = "\x1fcompiled-parameter-"
 
 

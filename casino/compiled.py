@@ -39,12 +39,16 @@ class Compiled:
     `types` are the ids' types, int (the default) or str. Each id must reach the SQL as a
     parameter of its own, unchanged (a primary key, a foreign key, a name): `build` may not test
     or compute on it. A shape that depends on the data (a superuser's query differs) is two
-    `Compiled`. Compiled on first use in a transaction, as `select_for_update` requires.
+    `Compiled`. A `build(*ids)` taking any number of ids (`code__in=ids`, `types` their one type)
+    is compiled once for each number of ids; none reads nothing. Compiled on first use in a
+    transaction, as `select_for_update` requires.
     """
 
     def __init__(self, build: Callable[..., QuerySet], *types: type):
+        parameters = inspect.signature(build).parameters.values()
         self.build = build
-        self.types = types or (int,) * len(inspect.signature(build).parameters)
+        self.many = any(parameter.kind is parameter.VAR_POSITIONAL for parameter in parameters)
+        self.types = types or (int,) * (1 if self.many else len(parameters))
 
     def all(self, *ids, using: str = DEFAULT_DB_ALIAS) -> list[Model]:
         return self.send(*ids, using=using)()
@@ -52,7 +56,9 @@ class Compiled:
     def send(self, *ids, using: str = DEFAULT_DB_ALIAS) -> Callable[[], list[Model]]:
         """Send the query and return what fetches its instances: inside `pipeline`, the queries
         sent before the first fetch travel to the database and back together."""
-        plan = self._plan(using)
+        if self.many and not ids:
+            return list
+        plan = self._plan(using, len(ids))
         cursor = plan.connection.cursor()
         cursor.execute(plan.sql, plan.params(ids))
 
@@ -66,25 +72,27 @@ class Compiled:
         found = self.all(*ids, using=using)
         return found[0] if found else None
 
-    def _plan(self, using: str) -> _Plan:
+    def _plan(self, using: str, count: int) -> _Plan:
         connection = connections[using]
         plans = connection.__dict__.setdefault("compiled_plans", {})
-        if self not in plans:
-            plans[self] = _Plan(self, connection, using)
-        return plans[self]
+        key = (self, count if self.many else None)
+        if key not in plans:
+            types = self.types * count if self.many else self.types
+            plans[key] = _Plan(self.build, types, connection, using)
+        return plans[key]
 
 
 class _Plan:
     """A `Compiled` queryset's SQL for one connection, where its ids go, and how rows become
     instances (Django's `ModelIterable`, without the queryset)."""
 
-    def __init__(self, compiled: Compiled, connection, using: str):
-        marks = [_mark(kind, index) for index, kind in enumerate(compiled.types)]
-        queryset = compiled.build(*marks).using(using)
+    def __init__(self, build: Callable[..., QuerySet], types: tuple[type, ...], connection, using: str):
+        marks = [_mark(kind, index) for index, kind in enumerate(types)]
+        queryset = build(*marks).using(using)
         # An iterable class that changes the instances it yields says how (`finish`); no other runs.
         iterable = queryset._iterable_class
         if iterable is not ModelIterable and not hasattr(iterable, "finish"):
-            raise ValueError(f"{compiled.build}: a compiled query makes model instances, not {iterable}.")
+            raise ValueError(f"{build}: a compiled query makes model instances, not {iterable}.")
         self.finish = getattr(iterable, "finish", None)
         compiler = queryset.query.get_compiler(using=using)
         self.connection, self.using, self.compiler = connection, using, compiler
@@ -92,7 +100,7 @@ class _Plan:
         self.template = list(params)
         self.slots = [[at for at, value in enumerate(params) if value == mark] for mark in marks]
         if not all(self.slots):
-            raise ValueError(f"{compiled.build} does not pass each id to the SQL as a parameter.")
+            raise ValueError(f"{build} does not pass each id to the SQL as a parameter.")
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
         self.model, self.start, self.end = klass_info["model"], fields[0], fields[-1] + 1

@@ -110,9 +110,7 @@ def fetch_direct(records: QuerySet, **lookups: str) -> Callable[..., Any]:
     """The fetch of a record by the URL's ids alone, not limited to what the user sees (None when
     there is none), in one compiled query: `Pages.direct`, for an action's check to vouch for."""
     fields = list(lookups)
-    by_ids = Compiled(
-        lambda *ids: records.filter(**dict(zip(fields, ids, strict=True))), *(int,) * len(fields)
-    )
+    by_ids = Compiled(lambda *ids: records.filter(**dict(zip(fields, ids, strict=True))))
 
     def fetch(request: HttpRequest, **kwargs) -> Any:
         return by_ids.first(*(kwargs[lookups[field]] for field in fields))

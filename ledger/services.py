@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
 from django.db import transaction as db_transaction
@@ -97,7 +96,7 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
     """The table's accounts for these (kind, ref) pairs, read in one query; one not there yet is
     created as `account_get` creates it."""
     codes = {account_code(kind=kind, table=table, ref=ref): (kind, ref) for kind, ref in keys}
-    found = {account.code: account for account in _accounts_by_code(len(codes)).all(*codes)} if codes else {}
+    found = {account.code: account for account in ACCOUNTS_BY_CODE.all(*codes)}
     return {
         (kind, ref): found.get(code) or account_get(kind=kind, table=table, ref=ref)
         for code, (kind, ref) in codes.items()
@@ -105,15 +104,10 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
 
 
 # Read on every hand's start and settlement, and every buy-in: compiled once per number of accounts.
-@cache
-def _accounts_by_code(count: int) -> Compiled:
-    return Compiled(lambda *codes: Account.objects.filter(code__in=codes), *(str,) * count)
-
-
-@cache
-def _accounts_locked(count: int) -> Compiled:
-    locked = Account.objects.select_for_update(no_key=True).order_by("pk")
-    return Compiled(lambda *ids: locked.filter(pk__in=ids), *(int,) * count)
+ACCOUNTS_BY_CODE = Compiled(lambda *codes: Account.objects.filter(code__in=codes), str)
+ACCOUNTS_LOCKED = Compiled(
+    lambda *ids: Account.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk")
+)
 
 
 def with_balances(accounts: QuerySet[Account]) -> QuerySet[Account]:
@@ -251,7 +245,7 @@ def _lock_and_check_floors(lines: list[Line], kind: str) -> list[Account]:
     for line in lines:
         if line.account.cached:
             deltas[line.account.pk] += line.amount
-    accounts = _accounts_locked(len(deltas)).all(*deltas) if deltas else []
+    accounts = ACCOUNTS_LOCKED.all(*deltas)
     by_id = {account.pk: account for account in accounts}
     # The first refusal in line order.
     for account_id in dict.fromkeys(line.account.pk for line in lines if line.account.pk in deltas):

@@ -14,7 +14,6 @@ of being created. The REST API's hand detail returns the same dict.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 from django.db.models import OuterRef, Subquery
@@ -309,7 +308,7 @@ def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, 
     codes = {
         account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
     }
-    accounts = _player_accounts(len(codes)).all(*codes) if codes else []
+    accounts = PLAYER_ACCOUNTS.all(*codes)
     found = {codes[account.code]: (account.player_name, account.balance) for account in accounts}
     missing = {sessions[seat]: seat for seat in sessions if seat not in found}
     if missing:
@@ -321,17 +320,14 @@ def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, 
     )
 
 
-@cache
-def _player_accounts(seats: int) -> Compiled:
-    """The player accounts of `seats` account codes, each with its player's name: asked for every
-    answer a tablet gets, so compiled once for each number of seats."""
-    name = SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]
-    return Compiled(
-        lambda *codes: Account.objects.filter(code__in=codes).annotate(player_name=Subquery(name)).only(
-            "code", "balance"
-        ),
-        *(str,) * seats,
-    )
+# The player accounts of these codes, each with its player's name: read for every answer a tablet
+# gets, so compiled once (for each number of seats).
+PLAYER_ACCOUNTS = Compiled(
+    lambda *codes: Account.objects.filter(code__in=codes)
+    .annotate(player_name=Subquery(SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]))
+    .only("code", "balance"),
+    str,
+)
 
 
 def _chips(table: Table, sessions: dict[int, int]) -> dict[int, int]:

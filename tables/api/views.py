@@ -163,11 +163,8 @@ class TableAPI(GenericViewSet):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls.record_by_id = Compiled(lambda pk: cls.records_changed().filter(pk=pk))
-
-    @classmethod
-    def records_changed(cls) -> QuerySet:
-        return cls.queryset if cls.change_queryset is None else cls.change_queryset
+        records = cls.queryset if cls.change_queryset is None else cls.change_queryset
+        cls.record_by_id = Compiled(lambda pk: records.filter(pk=pk))
 
     def get_queryset(self):
         """Only records at the tables the user sees: `get_object` is 404 for any other."""
@@ -180,17 +177,13 @@ class TableAPI(GenericViewSet):
         change itself. Anyone else gets DRF's lookup among the tables they see (404 for any
         other table's record, as for no record) and the permission's refusal (403). Only a
         table's own permission (`DealsAtTheTable` and its kind) says that a user sees the table."""
-        if self.request.method not in SAFE_METHODS and self._changes_by_table():
+        request, permissions = self.request, self.get_permissions()
+        if request.method not in SAFE_METHODS and any(isinstance(p, DealsAtTheTable) for p in permissions):
             record = self.record_by_id.first(self.kwargs[self.lookup_field])
-            if record is not None and self._may_change(record):
+            found = record is not None
+            if found and all(p.has_object_permission(request, self, record) for p in permissions):
                 return record
         return super().get_object()
-
-    def _changes_by_table(self) -> bool:
-        return any(isinstance(permission, DealsAtTheTable) for permission in self.get_permissions())
-
-    def _may_change(self, record) -> bool:
-        return all(p.has_object_permission(self.request, self, record) for p in self.get_permissions())
 
 
 @extend_schema(responses={200: s.TableSerializer(many=True), **READ_REFUSALS})

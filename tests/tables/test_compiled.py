@@ -124,3 +124,13 @@ def test_a_database_gone_mid_pipeline_is_django_s_operational_error():
             sent()
     killer.close()
     connection.close()
+
+
+def test_a_query_of_any_number_of_ids_is_compiled_for_each_number_and_none_reads_nothing(played_hands):
+    hands = Compiled(lambda *ids: Hand.objects.filter(pk__in=ids).order_by("pk"))
+    first, second = played_hands
+    assert [h.pk for h in hands.all(first.pk)] == [first.pk]
+    assert [h.pk for h in hands.all(second.pk, first.pk)] == sorted([first.pk, second.pk])
+    with CaptureQueriesContext(connection) as queries:
+        assert hands.all() == []
+    assert len(queries) == 0

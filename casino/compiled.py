@@ -10,7 +10,8 @@ that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE
 
 - `Compiled`: a queryset written once as a function of its ids, run with new ids.
 - `pipeline`: queries sent together, one round trip for several (PostgreSQL).
-- `insert_returning`: a new row inserted, and read back as stored, in one statement.
+- `insert_returning`: a new row inserted, and read back as stored, in one statement
+  (`insert_sent`: read back later, in a `pipeline`; `after_sync`: checked when it is).
 - `save_fields`: `instance.save(update_fields=...)` without the ORM's per-call work (no model
   whose fields are saved so listens to `pre_save` or `post_save`, and none has an `auto_now`).
 """
@@ -132,19 +133,42 @@ class _Plan:
 
 @contextmanager
 def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
-    """Queries sent inside (`Compiled.send`) go to PostgreSQL together and their answers come back
-    together: one round trip (psycopg's pipeline mode) where each would take its own. They run in
-    the order sent, as they would one by one; elsewhere (SQLite) they do just that."""
+    """Statements sent inside go to PostgreSQL together and their answers come back together: one
+    round trip (psycopg's pipeline mode) where each would take its own. They run in the order
+    sent, as they would one by one; elsewhere (SQLite) they do just that.
+
+    A read (`Compiled.send`, then its fetch) waits only for what was sent before it; a write whose
+    answer nobody reads (`save_fields`) does not wait at all, and the statements still waiting
+    come back when the pipeline ends. A check of a write's result (`after_sync`) runs then.
+    Re-entrant: a pipeline inside another is that one (psycopg would wait for the outer one's
+    statements on entering it)."""
     connection = connections[using]
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or "pipeline_after" in connection.__dict__:
         yield
         return
     connection.ensure_connection()
-    # psycopg's own errors as Django's, as for any query (a database that went away mid-pipeline is
-    # an OperationalError that casino.unavailable answers with a 503), and the connection marked for
-    # Django to check before it is used again.
-    with connection.wrap_database_errors, connection.connection.pipeline():
-        yield
+    after = connection.__dict__["pipeline_after"] = []
+    try:
+        # psycopg's own errors as Django's, as for any query (a database that went away
+        # mid-pipeline is an OperationalError that casino.unavailable answers with a 503), and the
+        # connection marked for Django to check before it is used again.
+        with connection.wrap_database_errors, connection.connection.pipeline():
+            yield
+    finally:
+        del connection.__dict__["pipeline_after"]
+    for check in after:
+        check()
+
+
+def after_sync(check: Callable[[], None], using: str = DEFAULT_DB_ALIAS) -> None:
+    """Run `check` (it reads the result of a statement sent in this `pipeline`) once the
+    pipeline's statements have all come back, before anything else is sent; at once outside one.
+    A check that raises leaves the transaction to roll back, as if the statement had failed."""
+    after = connections[using].__dict__.get("pipeline_after")
+    if after is None:
+        check()
+    else:
+        after.append(check)
 
 
 def _mark(kind: type, index: int):
@@ -180,13 +204,19 @@ def insert_returning(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Model:
     """Insert the new `instance` as `save(force_insert=True)` does (each field's `pre_save`; no
     signal is sent) and return the row as the database stored it (`INSERT ... RETURNING` every
     column, through the converters a query uses). `instance` gets its primary key."""
+    return insert_sent(instance, using)()
+
+
+def insert_sent(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Callable[[], Model]:
+    """`insert_returning`, the insert sent now (inside `pipeline`, with what follows it) and the
+    row read back by the function returned, which gives `instance` its primary key."""
     connection = connections[using]
     model = type(instance)
     statements = connection.__dict__.setdefault("compiled_inserts", {})
     key = (model, instance.pk is not None)
     if key not in statements:
         statements[key] = _Insert(model, connection, with_pk=instance.pk is not None)
-    return statements[key].run(instance, using)
+    return statements[key].send(instance, using)
 
 
 class _Insert:
@@ -213,14 +243,19 @@ class _Insert:
         self.names = [field.attname for field in self.returning]
         self.pk_at = self.returning.index(meta.pk)
 
-    def run(self, instance: Model, using: str) -> Model:
+    def send(self, instance: Model, using: str) -> Callable[[], Model]:
         values = [f.get_db_prep_save(f.pre_save(instance, True), self.connection) for f in self.fields]
-        with self.connection.cursor() as cursor:
-            cursor.execute(self.sql, values)
-            row = list(cursor.fetchone())
-        for at, column, converters in self.converters:
-            for converter in converters:
-                row[at] = converter(row[at], column, self.connection)
-        instance.pk = row[self.pk_at]
-        instance._state.adding, instance._state.db = False, using
-        return self.model.from_db(using, self.names, row)
+        cursor = self.connection.cursor()
+        cursor.execute(self.sql, values)
+
+        def fetch() -> Model:
+            with cursor:
+                row = list(cursor.fetchone())
+            for at, column, converters in self.converters:
+                for converter in converters:
+                    row[at] = converter(row[at], column, self.connection)
+            instance.pk = row[self.pk_at]
+            instance._state.adding, instance._state.db = False, using
+            return self.model.from_db(using, self.names, row)
+
+        return fetch

@@ -30,12 +30,15 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Server-side binding lets psycopg 3 prepare a statement once it has run `prepare_threshold`
-    # times on a connection, so PostgreSQL could stop parsing and planning each action's statements
-    # afresh. Off by default: measured side by side it did not pay here (docs/performance.md), and
-    # a pooler in transaction mode cannot keep prepared statements. DB_SERVER_SIDE_BINDING=1 to try.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
-        "DB_SERVER_SIDE_BINDING", default=False
+    # Prepared statements: psycopg 3 prepares a statement once it has run `prepare_threshold`
+    # times on a connection (server-side binding needed), and PostgreSQL then stops parsing and
+    # planning it afresh: the token's and the permission's joins cost 10 to 20 times more to plan
+    # than to run (docs/performance.md). Django turns this off by default for connection poolers
+    # in transaction mode; PgBouncer keeps prepared statements since 1.21
+    # (`max_prepared_statements`). DB_PREPARE_THRESHOLD=0 turns it off.
+    threshold = env.int("DB_PREPARE_THRESHOLD", default=2)
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=threshold > 0, prepare_threshold=threshold if threshold > 0 else None
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Take the write lock when a transaction begins, and wait for it, so two

@@ -10,14 +10,18 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from django.apps import apps
 from django.db import router, transaction
 from django.db.models import prefetch_related_objects
 
-from casino.compiled import Compiled, insert_returning, save_fields
+from casino.compiled import Compiled, after_sync, insert_sent, save_fields
 from ledger.models import Chain, Chained
+
+if TYPE_CHECKING:
+    from tables.models import Table
 
 # Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
 WALK_CHUNK = 2000
@@ -47,17 +51,34 @@ CHAIN_LOCKED = Compiled(lambda name: Chain.objects.select_for_update(no_key=True
 
 def chain_lock(*, table=None, casino=None) -> Chain:
     """The table's chain (or the casino's, for the cage), locked with SELECT ... FOR UPDATE until
-    the surrounding database transaction ends; created on first use.
+    the surrounding database transaction ends; created on first use. A chain the step locked
+    ahead with its other locks (`chain_lock_send`) is taken as it came, once.
 
     Race-safe: two first uses at once get the same row (get_or_create retries the read inside a
     savepoint when the unique name refuses the second insert). One round trip once it exists.
     """
+    if table is not None and "locked_chain" in table.__dict__:
+        return table.__dict__.pop("locked_chain")
     name = chain_name(table=table, casino=casino)
     chain = CHAIN_LOCKED.first(name)
     if chain is None:
         Chain.objects.get_or_create(name=name)
         chain = Chain.objects.select_for_update(no_key=True).get(name=name)
     return chain
+
+
+def chain_lock_send(table_id: int) -> Callable[[Table], None]:
+    """Send the lock of table `table_id`'s chain now (in a `pipeline`, after the locks a step takes
+    before it, so the lock order stays theirs); the function returned fetches it and keeps it on
+    that `table` for the next `chain_lock(table=table)`, in the same transaction, to use."""
+    fetch = CHAIN_LOCKED.send(f"table:{table_id}")
+
+    def keep(table: Table) -> None:
+        found = fetch()
+        if found:  # not yet created: chain_lock creates it
+            table.__dict__["locked_chain"] = found[0]
+
+    return keep
 
 
 def chain_append(record: Chained, chain: Chain) -> Chained:
@@ -70,7 +91,8 @@ def chain_append(record: Chained, chain: Chain) -> Chained:
     lock first, as `ledger_post` does, so the lock order is always chain, then accounts.
     Everything `chain_content()` reads must be set before this call (postings included); the
     row as the database stored it is refused if its content no longer hashes the same (a value
-    the database rounds or reformats would look like tampering the next day).
+    the database rounds or reformats would look like tampering the next day). Inside a `pipeline`
+    that check, and the record's primary key, wait until the pipeline's statements come back.
     """
     if not record._state.adding:
         raise ChainError(f"{record._meta.label} {record.pk} is already saved; only new records are chained.")
@@ -80,25 +102,30 @@ def chain_append(record: Chained, chain: Chain) -> Chained:
         record.position = chain.length + 1
         record.prev_hash = chain.head
         record.hash = record_hash(chain.head, record.chain_content())
-        _check_round_trip(record, _insert_returning(record))
+        stored = _stored(record)
+        after_sync(lambda: _check_round_trip(record, stored()))
         chain.length, chain.head = record.position, record.hash
         save_fields(chain, ("length", "head"))
     return record
 
 
-def _insert_returning(record: Chained) -> Chained:
-    """Insert `record` and return the row as the database stored it (`insert_returning`).
+def _stored(record: Chained) -> Callable[[], Chained]:
+    """Insert `record`; the function returned gives the row as the database stored it.
 
-    The stored row comes back from `INSERT ... RETURNING` every column, through the same
-    converters as a read, instead of a SELECT after the insert: the same proof that the database
-    keeps what was hashed, one round trip fewer. What `chain_content()` reads beyond the row
-    (a transaction's postings) is still read from the database, as `chain_queryset()` prefetches it.
+    The stored row comes back from `INSERT ... RETURNING` every column (`insert_sent`), through
+    the same converters as a read, instead of a SELECT after the insert: the same proof that the
+    database keeps what was hashed, without a round trip of its own (inside a `pipeline` it comes
+    back with the step's other writes, and is checked before the commit). What `chain_content()`
+    reads beyond the row (a transaction's postings) is read at once, as `chain_queryset()`
+    prefetches it.
     """
-    stored = insert_returning(record, using=router.db_for_write(type(record), instance=record))
+    fetch = insert_sent(record, using=router.db_for_write(type(record), instance=record))
     lookups = type(record).chain_queryset()._prefetch_related_lookups
-    if lookups:
-        prefetch_related_objects([stored], *lookups)
-    return stored
+    if not lookups:
+        return fetch
+    stored = fetch()
+    prefetch_related_objects([stored], *lookups)
+    return lambda: stored
 
 
 def _check_round_trip(record: Chained, stored: Chained) -> None:

@@ -20,7 +20,7 @@ from casino.compiled import Compiled, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.chain import chain_append, chain_lock
+from ledger.chain import chain_append, chain_lock, chain_lock_send
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
@@ -117,9 +117,10 @@ def hand_record_card(
     has shuffled the discard pile and burned before keying this card.
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
-    step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
+    step = partial(_record_card, rank=rank, by=by, device=device, expected_seq=expected_seq)
+    ahead = partial(hand_lock_send, hand.pk, with_shoe=True, chain_of=hand.table_id)
     try:
-        return _step_once(key=key, request=request, by=by, step=step)
+        return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
     except RankRefused as refusal:
         # Recorded after the refused step rolled back: the refusal itself must stay on file.
         Incident.objects.create(
@@ -137,8 +138,9 @@ def hand_record_card(
 def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
     """Record the decision of the seat due to act, e.g. ("hit",) or ("take", 3)."""
     request = {"op": "decide", "hand": hand.pk, "action": list(action), "expected_seq": expected_seq}
-    step = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step)
+    step = partial(_decide, action=tuple(action), by=by, device=device, key=key, expected_seq=expected_seq)
+    ahead = partial(hand_lock_send, hand.pk, chain_of=hand.table_id)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
 def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
@@ -163,16 +165,18 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     return _step_once(key=key, request=request, by=by, step=step)
 
 
-def _step_once(*, key: str, request: dict, by, step: Callable[[], Hand]) -> Hand:
+def _step_once(*, key: str, request: dict, by, step: Callable, ahead: Callable | None = None) -> Hand:
     """Run a step of a hand once under `key`: the hand as the step left it, with the records it
-    read and wrote (`hand_records`), or, on a retry, the hand read afresh."""
+    read and wrote (`hand_records`), or, on a retry, the hand read afresh. With `ahead` (the
+    hand's lock, `hand_lock_send`), the lock goes out with the key's claim (`run_once`) and the
+    step gets what fetches the locked hand."""
     stepped: list[Hand] = []
 
-    def work() -> dict:
-        stepped.append(step())
+    def work(*sent) -> dict:
+        stepped.append(step(*sent))
         return {"hand": stepped[0].pk, "seq": stepped[0].seq, "status": stepped[0].status}
 
-    answer = run_once(key=key, request=request, by=by, work=work)
+    answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
     return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])
 
 
@@ -186,19 +190,43 @@ def _hand_locked(*locked: str) -> Compiled:
 HAND_LOCKED, HAND_AND_SHOE_LOCKED = _hand_locked("self"), _hand_locked("self", "shoe")
 
 
-def lock_hand(
-    hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,), *, with_shoe: bool = False
-) -> Hand:
-    """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
-    state; a pending void freezes the hand until the pit decides. `with_shoe` locks the hand's
-    shoe in the same statement (hand first, then shoe, as before), for a step that deals from it."""
-    with pipeline():  # the hand locked and its records read in one round trip
-        found = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).send(hand_id)
-        records = records_sent(hand_id)
+def hand_lock_send(
+    hand_id: int, *, with_shoe: bool = False, chain_of: int | None = None
+) -> Callable[[], Hand]:
+    """Send the hand's lock and the reads of its records (in a `pipeline`, one round trip); the
+    function returned fetches the hand with them. `with_shoe` locks the hand's shoe in the same
+    statement (hand first, then shoe), for a step that deals from it; `chain_of` (the hand's
+    table) locks the table's chain after them (`chain_lock_send`), for a step that appends to it
+    and takes no other lock first."""
+    found = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).send(hand_id)
+    records = records_sent(hand_id)
+    chain = chain_lock_send(chain_of) if chain_of is not None else None
+
+    def fetch() -> Hand:
         hands = found()
         if not hands:
             raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
         hand = records_kept(hands[0], records)
+        if chain is not None:
+            chain(hand.table)
+        return hand
+
+    return fetch
+
+
+def lock_hand(
+    hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,), *, with_shoe: bool = False
+) -> Hand:
+    """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
+    state (`hand_checked`). `with_shoe`: as `hand_lock_send`."""
+    with pipeline():  # the hand locked and its records read in one round trip
+        hand = hand_lock_send(hand_id, with_shoe=with_shoe)()
+    return hand_checked(hand, expected_seq, statuses)
+
+
+def hand_checked(hand: Hand, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
+    """The locked `hand`, refused unless it is in one of `statuses` at the step the caller saw;
+    a pending void freezes the hand until the pit decides."""
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -484,12 +512,12 @@ def _account_key(hand: Hand, party) -> AccountKey:
 # Cards and decisions
 
 
-def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> Hand:
+def _record_card(sent: Callable[[], Hand], *, rank: int | None, by, device: str, expected_seq: int) -> Hand:
     if rank is not None and (type(rank) is not int or rank not in RANKS):  # not a bool, not 5.0
         # A slip of the finger, refused like any malformed input: only a real rank that the shoe
         # cannot hold (RankRefused) is an integrity incident.
         raise HandError(f"{RANK_RANGE}, not {shown(rank)}: key the card again.")
-    hand = lock_hand(hand_id, expected_seq, with_shoe=True)
+    hand = hand_checked(sent(), expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, CardDue):
@@ -588,8 +616,8 @@ def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
         )
 
 
-def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:
-    hand = lock_hand(hand_id, expected_seq)
+def _decide(sent: Callable[[], Hand], *, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:
+    hand = hand_checked(sent(), expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, DecisionDue):

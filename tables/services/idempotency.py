@@ -10,11 +10,12 @@ is another request: it neither answers nor blocks anyone else's.
 import hashlib
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino.compiled import save_fields
+from casino.compiled import pipeline, save_fields
 from casino.errors import DomainError
 from tables.models import IdempotentRequest
 
@@ -25,27 +26,36 @@ def fingerprint(request: dict) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def run_once(*, key: str, request: dict, by, work: Callable[[], dict]) -> dict:
+def run_once(*, key: str, request: dict, by, work: Callable, ahead: Callable | None = None) -> dict:
     """Run `work` in one transaction unless `by` already sent `key`; return its answer.
 
     The key row is inserted first: a second request with the same key waits
     on it (PostgreSQL's unique index; SQLite's write lock) until the first
     commits, then reads the first answer instead of running again.
+
+    `ahead`, when given, sends the work's first reads (its locks, `Compiled.send`) right after the
+    key's claim, and `work` gets what it returned: the whole step then runs in one `pipeline`, its
+    reads in the claim's round trip and its writes, with the key's answer, in one more before the
+    commit. Such a step sends only statements whose results it fetches, or writes by primary key
+    whose row count it does not read (`save_fields`, `chain_append`).
     """
     if not key or len(key) > MAX_KEY_LENGTH:
         raise DomainError(f"Every change needs an idempotency key of 1 to {MAX_KEY_LENGTH} characters.")
     digest = fingerprint(request)
-    with transaction.atomic():
-        claim = _claim(key, digest, by)
+    with transaction.atomic(), pipeline() if ahead else nullcontext():
+        claimed = _claim(key, digest, by)
+        sent = ahead() if ahead else None
+        claim = claimed()
         if claim is None:
             return _earlier_answer(key, digest, by)
-        response = work()
+        response = work(sent) if ahead else work()
         save_fields(IdempotentRequest(pk=claim, response=response), ("response",))
         return response
 
 
-def _claim(key: str, digest: str, by) -> int | None:
-    """Insert the key's row and return its id; None when `by` already sent `key`.
+def _claim(key: str, digest: str, by) -> Callable[[], int | None]:
+    """Send the insert of the key's row; the function returned gives its id, or None when `by`
+    already sent `key`.
 
     `INSERT ... ON CONFLICT DO NOTHING RETURNING` (PostgreSQL; SQLite since 3.35) instead of an
     insert that fails inside a savepoint: one statement instead of three on every change, and the
@@ -54,17 +64,20 @@ def _claim(key: str, digest: str, by) -> int | None:
     """
     quoted = connection.ops.quote_name
     table, columns = IdempotentRequest._meta.db_table, ("key", "fingerprint", "user_id", "created_at")
-    created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(
-        timezone.now(), connection
+    created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(timezone.now(), connection)
+    cursor = connection.cursor()
+    cursor.execute(
+        f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT DO NOTHING RETURNING id",
+        [key, digest, by.pk, created_at],
     )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT DO NOTHING RETURNING id",
-            [key, digest, by.pk, created_at],
-        )
-        row = cursor.fetchone()
-    return None if row is None else row[0]
+
+    def fetch() -> int | None:
+        with cursor:
+            row = cursor.fetchone()
+        return None if row is None else row[0]
+
+    return fetch
 
 
 def _earlier_answer(key: str, digest: str, by) -> dict:

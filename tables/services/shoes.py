@@ -19,6 +19,7 @@ from functools import partial
 from django.db.models import Count
 from django.utils import timezone
 
+from casino.compiled import Compiled
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
@@ -212,11 +213,15 @@ def shoe_spent(shoe: Shoe) -> str:
     return ""
 
 
+# Read for every card of a recycled shoe (a Pairs table's one deck): compiled once.
+LATEST_RECYCLE = Compiled(lambda shoe: Recycle.objects.filter(shoe=shoe).order_by("-shoe_position")[:1])
+
+
 def shoe_deck(shoe: Shoe) -> Recycle | None:
     """The shoe's latest recycle, the deck it deals from now (None: its own shuffle)."""
     if shoe.cards_out < DECK_SIZE * shoe.decks:
         return None  # its own shuffle is not dealt out: it was never recycled (no query per card)
-    return shoe.recycles.order_by("-shoe_position").first()
+    return LATEST_RECYCLE.first(shoe.pk)
 
 
 def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from casino.models import User
 from casino.roles import DEALER
 from tables.models import CardEvent, Shift
+from tables.services import shift_rotate
 
 from .conftest import new_key, records
 
@@ -212,11 +213,32 @@ def test_a_token_reads_its_users_roles_afresh_on_every_request(floor, ada, rocke
     assert client.get("/api/tables/").json() == []
 
 
-def test_a_card_from_a_shoe_sends_at_most_nineteen_statements(shoe_device, open_hand, rocket):
-    # issue 17 (25 before): the token with its roles, the table found and the shift checked, the
-    # open hand, the key claimed, the hand and shoe locked with the hand's records, the chain, the
-    # card, the updates, and the answer's names and chips: a new statement here should be a choice
+def test_a_token_reads_its_users_shift_with_it_and_afresh_on_every_request(
+    shoe_device, open_hand, rocket, blackstone, pete
+):
+    # issue 17 point 2: the shift comes with the token in one query, none of its own
+    with CaptureQueriesContext(connection) as captured:
+        assert read_card(shoe_device, rocket, 5).status_code == 201
+    assert not [q for q in captured if '"tables_shift"' in q["sql"] and '"authtoken_token"' not in q["sql"]]
+
+    # when: the pit moves the shoe's account to another table; then: its next card is refused
+    shift = Shift.objects.get(user__username="shoe-rocket-1", ended_at=None)
+    shift_rotate(shift=shift, table=blackstone, by=pete)
+    before = records()
+    assert read_card(shoe_device, rocket, 6).status_code == 404  # no longer its table to see
+    assert records() == before
+
+    # and when it is back on shift at the table, its cards are taken again
+    shift = Shift.objects.get(user__username="shoe-rocket-1", ended_at=None)
+    shift_rotate(shift=shift, table=rocket, by=pete)
+    assert read_card(shoe_device, rocket, 6).status_code == 201
+
+
+def test_a_card_from_a_shoe_sends_at_most_eighteen_statements(shoe_device, open_hand, rocket):
+    # issue 17 (25 before): the token with its roles and shift, the table found, the open hand,
+    # the key claimed, the hand and shoe locked with the hand's records, the chain, the card, the
+    # updates, and the answer's names and chips: a new statement here should be a choice
     read_card(shoe_device, rocket, 5)
     with CaptureQueriesContext(connection) as captured:
         assert read_card(shoe_device, rocket, 6).status_code == 201
-    assert len(captured) <= 19
+    assert len(captured) <= 18

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import ModelIterable, get_related_populators
+from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 # Stand-ins for the ids while the SQL is compiled: values no real id or name takes, found again
 # among the compiled statement's parameters to mark where each id goes. Negative (ids never are)
@@ -35,14 +35,16 @@ _STR_MARK = "\x1fcompiled-parameter-"
 
 class Compiled:
     """`build(*ids)` (a queryset of model instances, `select_related` and `select_for_update`
-    allowed) compiled once, then run with new ids: `.all(*ids)`, `.first(*ids)`.
+    allowed, or a `values_list` of tuples in the order of its SELECT) compiled once, then run with
+    new ids: `.all(*ids)`, `.first(*ids)`.
 
     `types` are the ids' types, int (the default) or str. Each id must reach the SQL as a
     parameter of its own, unchanged (a primary key, a foreign key, a name): `build` may not test
-    or compute on it. A shape that depends on the data (a superuser's query differs) is two
-    `Compiled`. A `build(*ids)` taking any number of ids (`code__in=ids`, `types` their one type)
-    is compiled once for each number of ids; none reads nothing. Compiled on first use in a
-    transaction, as `select_for_update` requires.
+    or compute on it (an id compared by `<` or `>` with a column whose range Django checks goes in
+    as `Value(id)`, or the stand-in below that range drops the condition). A shape that depends on
+    the data (a superuser's query differs) is two `Compiled`. A `build(*ids)` taking any number
+    of ids (`code__in=ids`, `types` their one type) is compiled once for each number of ids; none
+    reads nothing. Compiled on first use in a transaction, as `select_for_update` requires.
     """
 
     def __init__(self, build: Callable[..., QuerySet], *types: type):
@@ -92,8 +94,9 @@ class _Plan:
         queryset = build(*marks).using(using)
         # An iterable class that changes the instances it yields says how (`finish`); no other runs.
         iterable = queryset._iterable_class
-        if iterable is not ModelIterable and not hasattr(iterable, "finish"):
-            raise ValueError(f"{build}: a compiled query makes model instances, not {iterable}.")
+        self.rows = iterable is ValuesListIterable
+        if iterable not in (ModelIterable, ValuesListIterable) and not hasattr(iterable, "finish"):
+            raise ValueError(f"{build}: a compiled query makes model instances or tuples, not {iterable}.")
         self.finish = getattr(iterable, "finish", None)
         compiler = queryset.query.get_compiler(using=using)
         self.connection, self.using, self.compiler = connection, using, compiler
@@ -103,12 +106,14 @@ class _Plan:
         if not all(self.slots):
             raise ValueError(f"{build} does not pass each id to the SQL as a parameter.")
         select, klass_info = compiler.select, compiler.klass_info
+        self.converters = compiler.get_converters([column[0] for column in select])
+        if self.rows:
+            return
         fields = klass_info["select_fields"]
         self.model, self.start, self.end = klass_info["model"], fields[0], fields[-1] + 1
         self.names = [column[0].target.attname for column in select[self.start : self.end]]
         self.populators = get_related_populators(klass_info, select, using)
         self.annotations = compiler.annotation_col_map
-        self.converters = compiler.get_converters([column[0] for column in select])
 
     def params(self, ids: tuple) -> list:
         params = list(self.template)
@@ -117,9 +122,11 @@ class _Plan:
                 params[at] = value
         return params
 
-    def instances(self, rows: list) -> list[Model]:
+    def instances(self, rows: list) -> list[Model] | list[tuple]:
         if self.converters:
             rows = self.compiler.apply_converters(rows, self.converters)
+        if self.rows:
+            return [tuple(row) for row in rows]
         found = []
         for row in rows:
             instance = self.model.from_db(self.using, self.names, row[self.start : self.end])

@@ -23,7 +23,7 @@ from casino.models import AuditEvent
 from ledger.chain import chain_append, chain_lock, chain_lock_send
 from ledger.models import Account
 from ledger.seals import seal
-from ledger.services import AccountKey, Line, account_get, accounts_get, ledger_post
+from ledger.services import AccountKey, Line, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
@@ -318,7 +318,7 @@ def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -
         seats=tuple(seats),
         stakes=stakes,
         options=options,
-        carry=account_get(kind=Account.Kind.CARRY, table=table).balance,
+        carry=_carry(table),
         state=state,
         decks=shoe.decks,
         remaining=tuple(shoe_known_remaining(shoe)),
@@ -329,6 +329,12 @@ def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -
     except IllegalAction as error:
         raise HandError(str(error)) from error
     return replace(setup, options=game.options.as_record()), game
+
+
+def _carry(table: Table) -> int:
+    """What the table's pot carries into this hand (a pot game's unwon pots), read compiled."""
+    carry = (Account.Kind.CARRY, None)
+    return accounts_get(table=table, keys=[carry])[carry].balance
 
 
 def _playable_shoe(table: Table) -> Shoe:

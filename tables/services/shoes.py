@@ -16,7 +16,7 @@ import json
 import secrets
 from functools import partial
 
-from django.db.models import Count
+from django.db.models import Count, Value
 from django.utils import timezone
 
 from casino.compiled import Compiled
@@ -269,18 +269,36 @@ def shoe_known_remaining(shoe: Shoe) -> list[int]:
     since its latest shuffle or recycle (a corrected card counts as its corrected rank)."""
     recycle = shoe_deck(shoe)
     remaining = list(recycle.ranks if recycle else composition(shoe.decks))
-    dealt = _current_deck_cards(shoe).as_dealt().filter(dealt_rank__isnull=False)
-    for row in dealt.values("dealt_rank").annotate(n=Count("id")).order_by():
-        remaining[row["dealt_rank"]] -= row["n"]
+    for rank, dealt in DEALT_RANKS.all(shoe.pk, _deck_start(recycle)):
+        remaining[rank] -= dealt
     return remaining
 
 
 def shoe_unseen(shoe: Shoe) -> int:
     """Cards of the current deck that left the shoe face down (a physical shoe's burns and
     unrevealed cards)."""
-    return _current_deck_cards(shoe).filter(rank__isnull=True).count()
+    return sum(count for (count,) in FACE_DOWN.all(shoe.pk, _deck_start(shoe_deck(shoe))))
 
 
-def _current_deck_cards(shoe: Shoe):
-    recycle = shoe_deck(shoe)
-    return CardEvent.objects.filter(shoe=shoe, shoe_position__gte=recycle.shoe_position if recycle else 1)
+# Both read at every hand's start: compiled once. Cards of a shoe from a position on (a `Value`: a
+# position's lookup would drop the compiling stand-in, below the column's range).
+DEALT_RANKS = Compiled(
+    lambda shoe, start: CardEvent.objects.as_dealt()
+    .filter(shoe=shoe, shoe_position__gte=Value(start), dealt_rank__isnull=False)
+    .values_list("dealt_rank")
+    .annotate(n=Count("id"))
+    .order_by()
+)
+FACE_DOWN = Compiled(
+    lambda shoe, start: CardEvent.objects.filter(
+        shoe=shoe, shoe_position__gte=Value(start), rank__isnull=True
+    )
+    .values_list("shoe")
+    .annotate(n=Count("id"))
+    .values_list("n")
+    .order_by()
+)
+
+
+def _deck_start(recycle: Recycle | None) -> int:
+    return recycle.shoe_position if recycle else 1

@@ -134,3 +134,48 @@ def test_a_query_of_any_number_of_ids_is_compiled_for_each_number_and_none_reads
     with CaptureQueriesContext(connection) as queries:
         assert hands.all() == []
     assert len(queries) == 0
+
+
+def test_a_values_list_query_gives_the_orm_s_tuples(played_hands):
+    from django.db.models import Count, Value
+
+    by_rank = Compiled(
+        lambda shoe, start: CardEvent.objects.as_dealt()
+        .filter(shoe=shoe, shoe_position__gte=Value(start))
+        .values_list("dealt_rank")
+        .annotate(n=Count("id"))
+        .order_by("dealt_rank")
+    )
+    shoe = played_hands[0].shoe_id
+    for start in (1, 3):
+        orm = CardEvent.objects.as_dealt().filter(shoe=shoe, shoe_position__gte=start)
+        expected = list(orm.values_list("dealt_rank").annotate(n=Count("id")).order_by("dealt_rank"))
+        assert by_rank.all(shoe, start) == expected
+        assert expected
+
+
+def test_a_pipeline_checks_what_it_sent_when_its_statements_come_back_and_nests(played_hands):
+    from casino.compiled import after_sync
+
+    checked = []
+    with transaction.atomic(), pipeline():
+        sent = CHAIN.send(Chain.objects.first().name)
+        after_sync(lambda: checked.append(len(sent())))
+        with pipeline():  # the same pipeline: leaving it sends nothing
+            after_sync(lambda: checked.append("inner"))
+        assert checked == ([] if connection.vendor == "postgresql" else [1, "inner"])
+    assert checked == [1, "inner"]
+
+
+def test_a_check_that_fails_when_the_pipeline_comes_back_rolls_the_step_back(played_hands):
+    from casino.compiled import after_sync
+
+    chain = Chain.objects.first()
+    with pytest.raises(RuntimeError, match="refused"), transaction.atomic(), pipeline():
+        save_fields(Chain(pk=chain.pk, length=chain.length, head="e" * 64), ("head",))
+
+        def refuse():
+            raise RuntimeError("refused")
+
+        after_sync(refuse)
+    assert Chain.objects.get(pk=chain.pk).head == chain.head

@@ -117,14 +117,17 @@ def _stored(record: Chained) -> Callable[[], Chained]:
     database keeps what was hashed, without a round trip of its own (inside a `pipeline` it comes
     back with the step's other writes, and is checked before the commit). What `chain_content()`
     reads beyond the row (a transaction's postings) is read at once, as `chain_queryset()`
-    prefetches it.
+    prefetches it, unless the record holds it as stored (`ledger_post` keeps the postings its own
+    INSERT ... RETURNING gave back).
     """
     fetch = insert_sent(record, using=router.db_for_write(type(record), instance=record))
     lookups = type(record).chain_queryset()._prefetch_related_lookups
     if not lookups:
         return fetch
     stored = fetch()
-    prefetch_related_objects([stored], *lookups)
+    held = getattr(record, "_prefetched_objects_cache", {})
+    stored._prefetched_objects_cache = {name: held[name] for name in lookups if name in held}
+    prefetch_related_objects([stored], *[name for name in lookups if name not in held])
     return lambda: stored
 
 

@@ -146,7 +146,8 @@ def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq
 def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
     """Post a finished hand's settlement to the ledger and close the hand."""
     request = {"op": "settle", "hand": hand.pk, "expected_seq": expected_seq}
-    return _step_once(key=key, request=request, by=by, step=partial(_settle, hand.pk, by, expected_seq))
+    step = partial(_settle, by=by, expected_seq=expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=_settle_ahead(hand))
 
 
 def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
@@ -161,8 +162,14 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     hand, then the table (as `hand_start` does).
     """
     request = {"op": "settle_and_continue", "hand": hand.pk, "expected_seq": expected_seq}
-    step = partial(_settle_and_continue, hand.pk, by, expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step)
+    step = partial(_settle_and_continue, by=by, expected_seq=expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=_settle_ahead(hand))
+
+
+def _settle_ahead(hand: Hand) -> Callable[[], Callable[[], Hand]]:
+    """A settlement's first reads, sent with the key's claim: the hand's lock and records, then
+    its table's chain (the seal and the ledger's posting append to it, before any account lock)."""
+    return partial(hand_lock_send, hand.pk, chain_of=hand.table_id)
 
 
 def _step_once(*, key: str, request: dict, by, step: Callable, ahead: Callable | None = None) -> Hand:
@@ -671,8 +678,8 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
 # Settlement
 
 
-def _settle(hand_id: int, by, expected_seq: int) -> Hand:
-    hand = lock_hand(hand_id, expected_seq)
+def _settle(sent: Callable[[], Hand], *, by, expected_seq: int) -> Hand:
+    hand = hand_checked(sent(), expected_seq)
     game = _engine(hand)
     if not game.finished:
         raise HandError(f"Hand {hand.number} is not over: it waits for {game.next.describe()}.")
@@ -699,8 +706,8 @@ def _settle(hand_id: int, by, expected_seq: int) -> Hand:
     return hand
 
 
-def _settle_and_continue(hand_id: int, by, expected_seq: int) -> Hand:
-    hand = _settle(hand_id, by, expected_seq)
+def _settle_and_continue(sent: Callable[[], Hand], *, by, expected_seq: int) -> Hand:
+    hand = _settle(sent, by=by, expected_seq=expected_seq)
     if not _round_goes_on(hand):
         return hand
     try:

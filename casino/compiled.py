@@ -9,7 +9,8 @@ ids; rows become model instances exactly as the ORM makes them (the same convert
 that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE_BINDING`).
 
 - `Compiled`: a queryset written once as a function of its ids, run with new ids.
-- `pipeline`: queries sent together, one round trip for several (PostgreSQL).
+- `pipeline`: queries sent together, one round trip for several (PostgreSQL); `Compiled.ahead`
+  sends a step's first reads with its first statement.
 - `insert_returning`: a new row inserted, and read back as stored, in one statement
   (`insert_sent`: read back later, in a `pipeline`; `after_sync`: checked when it is).
 - `save_fields`: `instance.save(update_fields=...)` without the ORM's per-call work (no model
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
@@ -58,18 +60,29 @@ class Compiled:
 
     def send(self, *ids, using: str = DEFAULT_DB_ALIAS) -> Callable[[], list[Model]]:
         """Send the query and return what fetches its instances: inside `pipeline`, the queries
-        sent before the first fetch travel to the database and back together."""
+        sent before the first fetch travel to the database and back together. The same query
+        sent `ahead` in this pipeline is not sent again: its answer is taken, once."""
         if self.many and not ids:
             return list
+        state = connections[using].__dict__.get("pipeline")
+        if state and (self, ids) in state.ahead:
+            return state.ahead.pop((self, ids))
+        return self._send(ids, using)
+
+    def ahead(self, *ids, using: str = DEFAULT_DB_ALIAS) -> None:
+        """Send the query now, inside a `pipeline` (with a step's first statements, in one round
+        trip), for the step's own `send`, `all` or `first` of the same ids to take its answer
+        later; an answer not taken is dropped when the pipeline ends. For a read the step makes
+        first thing, before it writes: the answer is as the database stood when it was sent."""
+        state = connections[using].__dict__.get("pipeline")
+        if state is None:
+            raise RuntimeError("A query is sent ahead only inside a pipeline.")
+        state.ahead[(self, ids)] = self._send(ids, using)
+
+    def _send(self, ids: tuple, using: str) -> Callable[[], list[Model]]:
         plan = self._plan(using, len(ids))
-        cursor = plan.connection.cursor()
-        cursor.execute(plan.sql, plan.params(ids))
-
-        def fetch() -> list[Model]:
-            with cursor:
-                return plan.instances(cursor.fetchall())
-
-        return fetch
+        rows = sent(plan.connection, plan.sql, plan.params(ids), lambda cursor: cursor.fetchall())
+        return lambda: plan.instances(rows())
 
     def first(self, *ids, using: str = DEFAULT_DB_ALIAS) -> Model | None:
         found = self.all(*ids, using=using)
@@ -138,6 +151,15 @@ class _Plan:
         return found
 
 
+class _Pipeline:
+    """A pipeline's own state: the checks to run when its statements have come back, and the
+    answers of queries sent `ahead` and not yet taken."""
+
+    def __init__(self):
+        self.after: list[Callable[[], None]] = []
+        self.ahead: dict[tuple, Callable[[], list]] = {}
+
+
 @contextmanager
 def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
     """Statements sent inside go to PostgreSQL together and their answers come back together: one
@@ -146,24 +168,27 @@ def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
 
     A read (`Compiled.send`, then its fetch) waits only for what was sent before it; a write whose
     answer nobody reads (`save_fields`) does not wait at all, and the statements still waiting
-    come back when the pipeline ends. A check of a write's result (`after_sync`) runs then.
-    Re-entrant: a pipeline inside another is that one (psycopg would wait for the outer one's
-    statements on entering it)."""
+    come back when the pipeline ends. A check of a write's result (`after_sync`) runs then, on
+    every database alike. Re-entrant: a pipeline inside another is that one (psycopg would wait
+    for the outer one's statements on entering it)."""
     connection = connections[using]
-    if connection.vendor != "postgresql" or "pipeline_after" in connection.__dict__:
+    if "pipeline" in connection.__dict__:
         yield
         return
     connection.ensure_connection()
-    after = connection.__dict__["pipeline_after"] = []
+    state = connection.__dict__["pipeline"] = _Pipeline()
     try:
-        # psycopg's own errors as Django's, as for any query (a database that went away
-        # mid-pipeline is an OperationalError that casino.unavailable answers with a 503), and the
-        # connection marked for Django to check before it is used again.
-        with connection.wrap_database_errors, connection.connection.pipeline():
+        if connection.vendor != "postgresql":
             yield
+        else:
+            # psycopg's own errors as Django's, as for any query (a database that went away
+            # mid-pipeline is an OperationalError that casino.unavailable answers with a 503), and
+            # the connection marked for Django to check before it is used again.
+            with connection.wrap_database_errors, connection.connection.pipeline():
+                yield
     finally:
-        del connection.__dict__["pipeline_after"]
-    for check in after:
+        del connection.__dict__["pipeline"]
+    for check in state.after:
         check()
 
 
@@ -171,11 +196,29 @@ def after_sync(check: Callable[[], None], using: str = DEFAULT_DB_ALIAS) -> None
     """Run `check` (it reads the result of a statement sent in this `pipeline`) once the
     pipeline's statements have all come back, before anything else is sent; at once outside one.
     A check that raises leaves the transaction to roll back, as if the statement had failed."""
-    after = connections[using].__dict__.get("pipeline_after")
-    if after is None:
+    state = connections[using].__dict__.get("pipeline")
+    if state is None:
         check()
     else:
-        after.append(check)
+        state.after.append(check)
+
+
+def sent(connection, sql: str, params: list, read: Callable[[CursorWrapper], object]) -> Callable[[], object]:
+    """Execute `sql`; the function returned gives `read(cursor)`. In a PostgreSQL `pipeline` the
+    cursor is read when that is called; elsewhere at once (SQLite refuses a savepoint while a
+    statement's rows are still being read, and executes each statement as it comes anyway)."""
+    cursor = connection.cursor()
+    cursor.execute(sql, params)
+    if connection.vendor != "postgresql":
+        with cursor:
+            found = read(cursor)
+        return lambda: found
+
+    def fetch():
+        with cursor:
+            return read(cursor)
+
+    return fetch
 
 
 def _mark(kind: type, index: int):
@@ -252,12 +295,10 @@ class _Insert:
 
     def send(self, instance: Model, using: str) -> Callable[[], Model]:
         values = [f.get_db_prep_save(f.pre_save(instance, True), self.connection) for f in self.fields]
-        cursor = self.connection.cursor()
-        cursor.execute(self.sql, values)
+        stored = sent(self.connection, self.sql, values, lambda cursor: cursor.fetchone())
 
         def fetch() -> Model:
-            with cursor:
-                row = list(cursor.fetchone())
+            row = list(stored())
             for at, column, converters in self.converters:
                 for converter in converters:
                     row[at] = converter(row[at], column, self.connection)

@@ -11,7 +11,6 @@ import hashlib
 import heapq
 import json
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from django.apps import apps
 from django.db import router, transaction
@@ -19,9 +18,6 @@ from django.db.models import prefetch_related_objects
 
 from casino.compiled import Compiled, after_sync, insert_sent, save_fields
 from ledger.models import Chain, Chained
-
-if TYPE_CHECKING:
-    from tables.models import Table
 
 # Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
 WALK_CHUNK = 2000
@@ -42,7 +38,11 @@ def record_hash(prev_hash: str, content: dict) -> str:
 def chain_name(*, table=None, casino=None) -> str:
     if (table is None) == (casino is None):
         raise ValueError("A chain belongs to a table or to a casino: give exactly one.")
-    return f"table:{table.pk}" if table is not None else f"casino:{casino.pk}"
+    return table_chain_name(table.pk) if table is not None else f"casino:{casino.pk}"
+
+
+def table_chain_name(table_id: int) -> str:
+    return f"table:{table_id}"
 
 
 # Locked on every record a table writes: compiled once.
@@ -51,14 +51,12 @@ CHAIN_LOCKED = Compiled(lambda name: Chain.objects.select_for_update(no_key=True
 
 def chain_lock(*, table=None, casino=None) -> Chain:
     """The table's chain (or the casino's, for the cage), locked with SELECT ... FOR UPDATE until
-    the surrounding database transaction ends; created on first use. A chain the step locked
-    ahead with its other locks (`chain_lock_send`) is taken as it came, once.
+    the surrounding database transaction ends; created on first use. A lock sent ahead with the
+    step's first statements (`chain_lock_ahead`) is taken as it came back, by the first call.
 
     Race-safe: two first uses at once get the same row (get_or_create retries the read inside a
     savepoint when the unique name refuses the second insert). One round trip once it exists.
     """
-    if table is not None and "locked_chain" in table.__dict__:
-        return table.__dict__.pop("locked_chain")
     name = chain_name(table=table, casino=casino)
     chain = CHAIN_LOCKED.first(name)
     if chain is None:
@@ -67,18 +65,10 @@ def chain_lock(*, table=None, casino=None) -> Chain:
     return chain
 
 
-def chain_lock_send(table_id: int) -> Callable[[Table], None]:
-    """Send the lock of table `table_id`'s chain now (in a `pipeline`, after the locks a step takes
-    before it, so the lock order stays theirs); the function returned fetches it and keeps it on
-    that `table` for the next `chain_lock(table=table)`, in the same transaction, to use."""
-    fetch = CHAIN_LOCKED.send(f"table:{table_id}")
-
-    def keep(table: Table) -> None:
-        found = fetch()
-        if found:  # not yet created: chain_lock creates it
-            table.__dict__["locked_chain"] = found[0]
-
-    return keep
+def chain_lock_ahead(table_id: int) -> None:
+    """Send the lock of table `table_id`'s chain now, in the step's `pipeline` (after the locks
+    the step takes before it, so the lock order stays theirs), for its first `chain_lock`."""
+    CHAIN_LOCKED.ahead(table_chain_name(table_id))
 
 
 def chain_append(record: Chained, chain: Chain) -> Chained:

@@ -66,6 +66,12 @@ def records_sent(hand_id: int, names=RECORD_LISTS) -> dict[str, Callable]:
     return {name: HAND_RECORDS[name].send(hand_id) for name in names}
 
 
+def records_ahead(hand_id: int) -> None:
+    """Send the reads of the hand's records ahead (`Compiled.ahead`), for `records_sent`."""
+    for compiled in HAND_RECORDS.values():
+        compiled.ahead(hand_id)
+
+
 def records_kept(hand: Hand, sent: dict[str, Callable]) -> Hand:
     """`hand` with the records `records_sent` read."""
     for name, fetch in sent.items():

@@ -20,7 +20,7 @@ from casino.compiled import Compiled, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.chain import chain_append, chain_lock, chain_lock_send
+from ledger.chain import chain_append, chain_lock, chain_lock_ahead
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, accounts_get, ledger_post
@@ -47,13 +47,14 @@ from tables.models import (
 )
 
 from .collection import table_collection, time_charges_post
-from .counts import table_check_open
+from .counts import LAST_COUNT, table_check_open
 from .engine import (
     hand_records,
     hand_records_again,
     hand_records_none,
     plain,
     receiver_for,
+    records_ahead,
     records_kept,
     records_sent,
     replay,
@@ -61,7 +62,7 @@ from .engine import (
     unrevealed_after_last_take,
 )
 from .idempotency import run_once
-from .seating import open_sessions
+from .seating import OPEN_SESSIONS, open_sessions
 from .shoes import (
     shoe_card_rank,
     shoe_cards_left,
@@ -100,7 +101,8 @@ def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: 
     from 0. Locks the table row so two starts cannot race.
     """
     request = {"op": "hand_start", "table": table.pk, "bets": {str(k): v for k, v in (bets or {}).items()}}
-    return _step_once(key=key, request=request, by=by, step=partial(_start, table.pk, bets or {}, by))
+    step, ahead = partial(_start, table.pk, bets or {}, by), partial(_start_ahead, table.pk)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
 def hand_record_card(
@@ -117,8 +119,8 @@ def hand_record_card(
     has shuffled the discard pile and burned before keying this card.
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
-    step = partial(_record_card, rank=rank, by=by, device=device, expected_seq=expected_seq)
-    ahead = partial(hand_lock_send, hand.pk, with_shoe=True, chain_of=hand.table_id)
+    step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
+    ahead = partial(hand_lock_ahead, hand, with_shoe=True)
     try:
         return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
     except RankRefused as refusal:
@@ -138,16 +140,16 @@ def hand_record_card(
 def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
     """Record the decision of the seat due to act, e.g. ("hit",) or ("take", 3)."""
     request = {"op": "decide", "hand": hand.pk, "action": list(action), "expected_seq": expected_seq}
-    step = partial(_decide, action=tuple(action), by=by, device=device, key=key, expected_seq=expected_seq)
-    ahead = partial(hand_lock_send, hand.pk, chain_of=hand.table_id)
+    step = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
+    ahead = partial(hand_lock_ahead, hand)
     return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
 def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
     """Post a finished hand's settlement to the ledger and close the hand."""
     request = {"op": "settle", "hand": hand.pk, "expected_seq": expected_seq}
-    step = partial(_settle, by=by, expected_seq=expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step, ahead=_settle_ahead(hand))
+    step = partial(_settle, hand.pk, by, expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=partial(hand_lock_ahead, hand))
 
 
 def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
@@ -162,25 +164,20 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     hand, then the table (as `hand_start` does).
     """
     request = {"op": "settle_and_continue", "hand": hand.pk, "expected_seq": expected_seq}
-    step = partial(_settle_and_continue, by=by, expected_seq=expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step, ahead=_settle_ahead(hand))
+    step = partial(_settle_and_continue, hand.pk, by, expected_seq)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=partial(hand_lock_ahead, hand))
 
 
-def _settle_ahead(hand: Hand) -> Callable[[], Callable[[], Hand]]:
-    """A settlement's first reads, sent with the key's claim: the hand's lock and records, then
-    its table's chain (the seal and the ledger's posting append to it, before any account lock)."""
-    return partial(hand_lock_send, hand.pk, chain_of=hand.table_id)
-
-
-def _step_once(*, key: str, request: dict, by, step: Callable, ahead: Callable | None = None) -> Hand:
+def _step_once(
+    *, key: str, request: dict, by, step: Callable[[], Hand], ahead: Callable[[], None] | None = None
+) -> Hand:
     """Run a step of a hand once under `key`: the hand as the step left it, with the records it
-    read and wrote (`hand_records`), or, on a retry, the hand read afresh. With `ahead` (the
-    hand's lock, `hand_lock_send`), the lock goes out with the key's claim (`run_once`) and the
-    step gets what fetches the locked hand."""
+    read and wrote (`hand_records`), or, on a retry, the hand read afresh. `ahead` sends the
+    step's first reads with the key's claim (`run_once`)."""
     stepped: list[Hand] = []
 
-    def work(*sent) -> dict:
-        stepped.append(step(*sent))
+    def work() -> dict:
+        stepped.append(step())
         return {"hand": stepped[0].pk, "seq": stepped[0].seq, "status": stepped[0].status}
 
     answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
@@ -197,43 +194,28 @@ def _hand_locked(*locked: str) -> Compiled:
 HAND_LOCKED, HAND_AND_SHOE_LOCKED = _hand_locked("self"), _hand_locked("self", "shoe")
 
 
-def hand_lock_send(
-    hand_id: int, *, with_shoe: bool = False, chain_of: int | None = None
-) -> Callable[[], Hand]:
-    """Send the hand's lock and the reads of its records (in a `pipeline`, one round trip); the
-    function returned fetches the hand with them. `with_shoe` locks the hand's shoe in the same
-    statement (hand first, then shoe), for a step that deals from it; `chain_of` (the hand's
-    table) locks the table's chain after them (`chain_lock_send`), for a step that appends to it
-    and takes no other lock first."""
-    found = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).send(hand_id)
-    records = records_sent(hand_id)
-    chain = chain_lock_send(chain_of) if chain_of is not None else None
-
-    def fetch() -> Hand:
-        hands = found()
-        if not hands:
-            raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
-        hand = records_kept(hands[0], records)
-        if chain is not None:
-            chain(hand.table)
-        return hand
-
-    return fetch
+def hand_lock_ahead(hand: Hand, *, with_shoe: bool = False) -> None:
+    """Send `lock_hand`'s reads ahead (`Compiled.ahead`, in the step's pipeline, with the key's
+    claim), then the lock of the hand's table's chain: every step of a hand that sends this
+    appends to that chain, after the hand's lock and before any other (the ledger's accounts)."""
+    (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).ahead(hand.pk)
+    records_ahead(hand.pk)
+    chain_lock_ahead(hand.table_id)
 
 
 def lock_hand(
     hand_id: int, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,), *, with_shoe: bool = False
 ) -> Hand:
     """Lock the hand row, read its records (`hand_records`) and check the caller saw its latest
-    state (`hand_checked`). `with_shoe`: as `hand_lock_send`."""
+    state; a pending void freezes the hand until the pit decides. `with_shoe` locks the hand's
+    shoe in the same statement (hand first, then shoe, as before), for a step that deals from it."""
     with pipeline():  # the hand locked and its records read in one round trip
-        hand = hand_lock_send(hand_id, with_shoe=with_shoe)()
-    return hand_checked(hand, expected_seq, statuses)
-
-
-def hand_checked(hand: Hand, expected_seq: int | None, statuses=(Hand.Status.IN_PROGRESS,)) -> Hand:
-    """The locked `hand`, refused unless it is in one of `statuses` at the step the caller saw;
-    a pending void freezes the hand until the pit decides."""
+        found = (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).send(hand_id)
+        records = records_sent(hand_id)
+        hands = found()
+        if not hands:
+            raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
+        hand = records_kept(hands[0], records)
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
@@ -273,6 +255,13 @@ LAST_HAND = Compiled(lambda table: Hand.objects.filter(table=table).order_by("-n
 LAST_SETTLED = Compiled(
     lambda table: Hand.objects.filter(table=table, status=Hand.Status.SETTLED).order_by("-number")[:1]
 )
+
+
+def _start_ahead(table_id: int) -> None:
+    """Send a start's first reads ahead (`Compiled.ahead`, with the key's claim): the table's lock,
+    then what `_start` reads under it before it writes anything these reads would see."""
+    for compiled in (TABLE_LOCKED, LAST_COUNT, OPEN_HAND, SHOE_IN_PLAY, OPEN_SESSIONS, LAST_HAND):
+        compiled.ahead(table_id)
 
 
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:
@@ -525,12 +514,12 @@ def _account_key(hand: Hand, party) -> AccountKey:
 # Cards and decisions
 
 
-def _record_card(sent: Callable[[], Hand], *, rank: int | None, by, device: str, expected_seq: int) -> Hand:
+def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: int) -> Hand:
     if rank is not None and (type(rank) is not int or rank not in RANKS):  # not a bool, not 5.0
         # A slip of the finger, refused like any malformed input: only a real rank that the shoe
         # cannot hold (RankRefused) is an integrity incident.
         raise HandError(f"{RANK_RANGE}, not {shown(rank)}: key the card again.")
-    hand = hand_checked(sent(), expected_seq)
+    hand = lock_hand(hand_id, expected_seq, with_shoe=True)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, CardDue):
@@ -629,8 +618,8 @@ def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
         )
 
 
-def _decide(sent: Callable[[], Hand], *, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:
-    hand = hand_checked(sent(), expected_seq)
+def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:
+    hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     due = game.next
     if not isinstance(due, DecisionDue):
@@ -678,8 +667,8 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
 # Settlement
 
 
-def _settle(sent: Callable[[], Hand], *, by, expected_seq: int) -> Hand:
-    hand = hand_checked(sent(), expected_seq)
+def _settle(hand_id: int, by, expected_seq: int) -> Hand:
+    hand = lock_hand(hand_id, expected_seq)
     game = _engine(hand)
     if not game.finished:
         raise HandError(f"Hand {hand.number} is not over: it waits for {game.next.describe()}.")
@@ -706,8 +695,8 @@ def _settle(sent: Callable[[], Hand], *, by, expected_seq: int) -> Hand:
     return hand
 
 
-def _settle_and_continue(sent: Callable[[], Hand], *, by, expected_seq: int) -> Hand:
-    hand = _settle(sent, by=by, expected_seq=expected_seq)
+def _settle_and_continue(hand_id: int, by, expected_seq: int) -> Hand:
+    hand = _settle(hand_id, by, expected_seq)
     if not _round_goes_on(hand):
         return hand
     try:

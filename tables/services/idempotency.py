@@ -15,7 +15,7 @@ from contextlib import nullcontext
 from django.db import connection, transaction
 from django.utils import timezone
 
-from casino.compiled import pipeline, save_fields
+from casino.compiled import pipeline, save_fields, sent
 from casino.errors import DomainError
 from tables.models import IdempotentRequest
 
@@ -26,29 +26,33 @@ def fingerprint(request: dict) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def run_once(*, key: str, request: dict, by, work: Callable, ahead: Callable | None = None) -> dict:
+def run_once(
+    *, key: str, request: dict, by, work: Callable[[], dict], ahead: Callable[[], None] | None = None
+) -> dict:
     """Run `work` in one transaction unless `by` already sent `key`; return its answer.
 
     The key row is inserted first: a second request with the same key waits
     on it (PostgreSQL's unique index; SQLite's write lock) until the first
     commits, then reads the first answer instead of running again.
 
-    `ahead`, when given, sends the work's first reads (its locks, `Compiled.send`) right after the
-    key's claim, and `work` gets what it returned: the whole step then runs in one `pipeline`, its
-    reads in the claim's round trip and its writes, with the key's answer, in one more before the
-    commit. Such a step sends only statements whose results it fetches, or writes by primary key
-    whose row count it does not read (`save_fields`, `chain_append`).
+    `ahead`, when given, sends the work's first reads (its locks, `Compiled.ahead`) right after
+    the key's claim: the whole step then runs in one `pipeline`, its reads in the claim's round
+    trip and its writes, with the key's answer, in one more before the commit. Such a step sends
+    only statements whose results it fetches, or writes whose row count it does not read
+    (`save_fields`, `chain_append`; not `Model.save`), and no statement it expects may fail (a
+    pipeline cannot roll back to a savepoint past a failed one).
     """
     if not key or len(key) > MAX_KEY_LENGTH:
         raise DomainError(f"Every change needs an idempotency key of 1 to {MAX_KEY_LENGTH} characters.")
     digest = fingerprint(request)
     with transaction.atomic(), pipeline() if ahead else nullcontext():
         claimed = _claim(key, digest, by)
-        sent = ahead() if ahead else None
+        if ahead:
+            ahead()
         claim = claimed()
         if claim is None:
             return _earlier_answer(key, digest, by)
-        response = work(sent) if ahead else work()
+        response = work()
         save_fields(IdempotentRequest(pk=claim, response=response), ("response",))
         return response
 
@@ -65,19 +69,13 @@ def _claim(key: str, digest: str, by) -> Callable[[], int | None]:
     quoted = connection.ops.quote_name
     table, columns = IdempotentRequest._meta.db_table, ("key", "fingerprint", "user_id", "created_at")
     created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(timezone.now(), connection)
-    cursor = connection.cursor()
-    cursor.execute(
+    return sent(
+        connection,
         f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
         "ON CONFLICT DO NOTHING RETURNING id",
         [key, digest, by.pk, created_at],
+        lambda cursor: next(iter(cursor.fetchone() or ()), None),
     )
-
-    def fetch() -> int | None:
-        with cursor:
-            row = cursor.fetchone()
-        return None if row is None else row[0]
-
-    return fetch
 
 
 def _earlier_answer(key: str, digest: str, by) -> dict:

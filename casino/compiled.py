@@ -6,7 +6,7 @@ request have a fixed shape and differ only in a few ids, so they are compiled on
 in each thread's connection (the SQL depends on the database's vendor), and run again with the new
 ids; rows become model instances exactly as the ORM makes them (the same converters,
 `Model.from_db`, `select_related` populated). A statement whose text never changes is also one
-that psycopg prepares on the server once it has run a few times (`DB_SERVER_SIDE_BINDING`).
+that psycopg prepares on the server once it has run a few times (`DB_PREPARE_THRESHOLD`).
 
 - `Compiled`: a queryset written once as a function of its ids, run with new ids.
 - `pipeline`: queries sent together, one round trip for several (PostgreSQL); `Compiled.ahead`

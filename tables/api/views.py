@@ -348,6 +348,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     """A hand as the tablet shows it, and every step of it."""
 
     queryset = Hand.objects.select_related("table__pit", "shoe")
+    change_queryset = Hand.objects.select_related("table")  # the step reads the rest under its lock
     serializer_class = s.HandScreenSerializer
 
     def retrieve(self, request, pk=None):

@@ -260,21 +260,39 @@ def insert_returning(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Model:
 def insert_sent(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Callable[[], Model]:
     """`insert_returning`, the insert sent now (inside `pipeline`, with what follows it) and the
     row read back by the function returned, which gives `instance` its primary key."""
+    rows = _insert(type(instance), instance.pk is not None, using).send([instance])
+
+    def fetch() -> Model:
+        row = rows()[0]
+        instance.pk = row.pk
+        instance._state.adding, instance._state.db = False, using
+        return row
+
+    return fetch
+
+
+def inserts_sent(instances: list[Model], using: str = DEFAULT_DB_ALIAS) -> Callable[[], list[Model]]:
+    """New rows of one model (primary keys set by the database) inserted in one statement, sent
+    now; the function returned gives the rows as stored, in no particular order (SQLite promises
+    none), and leaves `instances` unsaved."""
+    return _insert(type(instances[0]), False, using).send(instances)
+
+
+def _insert(model: type[Model], with_pk: bool, using: str) -> _Insert:
     connection = connections[using]
-    model = type(instance)
     statements = connection.__dict__.setdefault("compiled_inserts", {})
-    key = (model, instance.pk is not None)
-    if key not in statements:
-        statements[key] = _Insert(model, connection, with_pk=instance.pk is not None)
-    return statements[key].send(instance, using)
+    if (model, with_pk) not in statements:
+        statements[model, with_pk] = _Insert(model, connection, using, with_pk=with_pk)
+    return statements[model, with_pk]
 
 
 class _Insert:
-    """A model's `INSERT ... RETURNING` for one connection, and the converters of what it returns."""
+    """A model's `INSERT ... RETURNING` for one connection (of one row or several), and the
+    converters of what it returns."""
 
-    def __init__(self, model: type[Model], connection, *, with_pk: bool):
+    def __init__(self, model: type[Model], connection, using: str, *, with_pk: bool):
         meta, quoted = model._meta, connection.ops.quote_name
-        self.model, self.connection = model, connection
+        self.model, self.connection, self.using = model, connection, using
         written = [f for f in meta.concrete_fields if not f.generated]
         self.fields = [f for f in written if with_pk or f is not meta.auto_field]
         if any(hasattr(field, "get_placeholder") for field in self.fields):
@@ -282,8 +300,9 @@ class _Insert:
         self.returning = list(meta.concrete_fields)
         returning, _ = connection.ops.return_insert_columns(self.returning)
         columns = ", ".join(quoted(field.column) for field in self.fields)
-        places = ", ".join(["%s"] * len(self.fields))
-        self.sql = f"INSERT INTO {quoted(meta.db_table)} ({columns}) VALUES ({places}) {returning}"
+        self.into, self.returning_sql = f"INSERT INTO {quoted(meta.db_table)} ({columns}) VALUES", returning
+        self.row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+        self.sql: dict[int, str] = {}  # by number of rows
         self.converters = []
         for at, field in enumerate(self.returning):
             column = field.get_col(meta.db_table)
@@ -291,19 +310,21 @@ class _Insert:
             if found:
                 self.converters.append((at, column, found))
         self.names = [field.attname for field in self.returning]
-        self.pk_at = self.returning.index(meta.pk)
 
-    def send(self, instance: Model, using: str) -> Callable[[], Model]:
-        values = [f.get_db_prep_save(f.pre_save(instance, True), self.connection) for f in self.fields]
-        stored = sent(self.connection, self.sql, values, lambda cursor: cursor.fetchone())
+    def send(self, instances: list[Model]) -> Callable[[], list[Model]]:
+        count = len(instances)
+        if count not in self.sql:
+            self.sql[count] = f"{self.into} {', '.join([self.row] * count)} {self.returning_sql}"
+        values = [
+            f.get_db_prep_save(f.pre_save(instance, True), self.connection)
+            for instance in instances
+            for f in self.fields
+        ]
+        stored = sent(self.connection, self.sql[count], values, lambda cursor: cursor.fetchall())
+        return lambda: [self._stored(list(row)) for row in stored()]
 
-        def fetch() -> Model:
-            row = list(stored())
-            for at, column, converters in self.converters:
-                for converter in converters:
-                    row[at] = converter(row[at], column, self.connection)
-            instance.pk = row[self.pk_at]
-            instance._state.adding, instance._state.db = False, using
-            return self.model.from_db(using, self.names, row)
-
-        return fetch
+    def _stored(self, row: list) -> Model:
+        for at, column, converters in self.converters:
+            for converter in converters:
+                row[at] = converter(row[at], column, self.connection)
+        return self.model.from_db(self.using, self.names, row)

@@ -15,7 +15,7 @@ from django.db import transaction as db_transaction
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from casino.compiled import Compiled, insert_sent, pipeline, save_fields
+from casino.compiled import Compiled, inserts_sent, pipeline, save_fields
 from casino.errors import DomainError
 from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock
@@ -166,15 +166,15 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
 
 def _write(txn: Transaction, lines: list[Line], chain: Chain, accounts: list[Account]) -> None:
     """Postings first, the transaction row last: SQLite checks the sum when the transaction row
-    arrives (it has no deferred triggers); PostgreSQL checks again at commit. Each posting comes
-    back as stored (INSERT ... RETURNING), and the transaction's hash covers them as stored."""
-    sent = [
-        insert_sent(Posting(transaction_id=txn.pk, account_id=line.account.pk, amount=line.amount,
-                            reason=line.reason))
+    arrives (it has no deferred triggers); PostgreSQL checks again at commit. The postings go in
+    one statement and come back as stored (INSERT ... RETURNING), and the transaction's hash
+    covers them as stored."""
+    sent = inserts_sent([
+        Posting(transaction_id=txn.pk, account_id=line.account.pk, amount=line.amount, reason=line.reason)
         for line in lines
-    ]
+    ])
     postings = txn.postings.all()  # not run: filtered as the related manager filters
-    postings._result_cache, postings._prefetch_done = [fetch() for fetch in sent], True
+    postings._result_cache, postings._prefetch_done = sent(), True
     txn._prefetched_objects_cache = {"postings": postings}  # as a prefetch would keep them
     chain_append(txn, chain)
     for account in accounts:  # a compiled UPDATE each: bulk_update's CASE costs more to build

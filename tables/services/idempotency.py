@@ -74,8 +74,13 @@ def _claim(key: str, digest: str, by) -> Callable[[], int | None]:
         f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
         "ON CONFLICT DO NOTHING RETURNING id",
         [key, digest, by.pk, created_at],
-        lambda cursor: next(iter(cursor.fetchone() or ()), None),
+        _claimed_id,
     )
+
+
+def _claimed_id(cursor) -> int | None:
+    row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def _earlier_answer(key: str, digest: str, by) -> dict:

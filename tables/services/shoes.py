@@ -277,7 +277,7 @@ def shoe_known_remaining(shoe: Shoe) -> list[int]:
 def shoe_unseen(shoe: Shoe) -> int:
     """Cards of the current deck that left the shoe face down (a physical shoe's burns and
     unrevealed cards)."""
-    return sum(count for (count,) in FACE_DOWN.all(shoe.pk, _deck_start(shoe_deck(shoe))))
+    return len(FACE_DOWN.all(shoe.pk, _deck_start(shoe_deck(shoe))))
 
 
 # Both read at every hand's start: compiled once. Cards of a shoe from a position on (a `Value`: a
@@ -289,14 +289,10 @@ DEALT_RANKS = Compiled(
     .annotate(n=Count("id"))
     .order_by()
 )
-FACE_DOWN = Compiled(
+FACE_DOWN = Compiled(  # a few burns and unrevealed cards at most: counted as rows
     lambda shoe, start: CardEvent.objects.filter(
         shoe=shoe, shoe_position__gte=Value(start), rank__isnull=True
-    )
-    .values_list("shoe")
-    .annotate(n=Count("id"))
-    .values_list("n")
-    .order_by()
+    ).values_list("pk")
 )
 
 

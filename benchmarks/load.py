@@ -12,7 +12,8 @@ runs these phases, each followed by the same phase against `/floor/` (one insert
 transaction: the floor of this stack):
 
 1. **Dealer's pace**: every table acts once every `--interval` seconds (start a hand, take the
-   shoe's next card, a player's decision, confirm the settlement, shuffle a new shoe when due),
+   shoe's next card, a player's decision, confirm the settlement, shuffle a new shoe when due, a
+   player's buy-in after every fourth hand),
    tables spread evenly over the interval; once with all the tables, or once per count of
    `--sweep` (the first N tables).
 2. **Highest rate**: `--max-tablets` tables act as fast as their answers come back.
@@ -58,6 +59,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PLAYERS = (1, 2, 3)
 BUY_IN = 1_000_000  # units: no player runs out during a run
+# A player buys more chips after every BUY_IN_EVERY settled hands at a table (seats in turn), as
+# players do between hands: a buy-in is one of the table's actions (issue 17 point 1).
+BUY_IN_EVERY, BUY_IN_MORE = 4, 100
 TRAY = 100_000_000
 LOAD_SECRET = "load-floor-secret"  # the made-up staff's password: they sign the opening counts
 DECKS = {"rocket": 8, "blackstone": 1, "starboard": 1, "pairs": 1}
@@ -94,8 +98,11 @@ class Tablet:
     game: str
     token: str
     rng: random.Random
+    sessions: tuple[int, ...] = ()  # the seated players' seat sessions, who buy in in turn
     hand: dict | None = None
     needs_shoe: bool = False
+    settled: int = 0
+    buy_in_due: bool = False
     pending: tuple | None = None  # (label, path, body, key) being retried
     answers: list[Answer] = field(default_factory=list)
 
@@ -108,6 +115,9 @@ class Tablet:
         if self.needs_shoe:
             shoe = {"decks": DECKS[self.game], "kind": "system"}
             return "shuffle", f"/api/tables/{self.table}/shoes/", shoe
+        if self.buy_in_due:
+            session = self.sessions[self.settled // BUY_IN_EVERY % len(self.sessions)]
+            return "buy-in", f"/api/seat-sessions/{session}/buy-in/", {"amount": BUY_IN_MORE}
         if self.hand is None:
             bets = {"bets": {str(seat): 10 for seat in PLAYERS}} if self.game == "rocket" else {}
             return "start hand", f"/api/tables/{self.table}/hands/", bets
@@ -137,9 +147,12 @@ class Tablet:
             self._refused(answer)
         elif answer.label == "shuffle":
             self.needs_shoe = False
+        elif answer.label == "buy-in":
+            self.buy_in_due = False
         elif answer.label == "settle":
-            self.hand = None
+            self.hand, self.settled = None, self.settled + 1
             self.needs_shoe = self._shoe_done(answer.body["shoe"])
+            self.buy_in_due = bool(self.sessions) and self.settled % BUY_IN_EVERY == 0
         else:
             self.hand = answer.body
 
@@ -340,12 +353,14 @@ def table_open(number: int, game: str, pete) -> Tablet:
         key=uuid.uuid4().hex,
     )
     tray_fill(table=table, amount=TRAY, by=pete, key=uuid.uuid4().hex)
-    for seat in PLAYERS:
+    sessions = tuple(
         seat_open(table=table, seat=seat, buy_in=BUY_IN, player_name=f"P{seat}", by=device,
-                  key=uuid.uuid4().hex)
+                  key=uuid.uuid4().hex).pk
+        for seat in PLAYERS
+    )
     shoe_start(table=table, decks=DECKS[game], kind="system", by=device, key=uuid.uuid4().hex)
     token = Token.objects.create(user=device).key
-    return Tablet(table=table.pk, game=game, token=token, rng=random.Random(table.pk))
+    return Tablet(table=table.pk, game=game, token=token, rng=random.Random(table.pk), sessions=sessions)
 
 
 @contextlib.contextmanager

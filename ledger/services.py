@@ -79,6 +79,9 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
+    account = ACCOUNTS_BY_CODE.first(code)  # compiled: an account exists but the first time
+    if account is not None:
+        return account
     casino_id = _casino_id(table=table, casino=casino)
     floor = DEFAULT_FLOORS.get(Kind(kind))
     account, _ = Account.objects.get_or_create(
@@ -95,7 +98,7 @@ AccountKey = tuple[str, int | None]  # (kind, ref) of a table's account
 def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey, Account]:
     """The table's accounts for these (kind, ref) pairs, read in one query; one not there yet is
     created as `account_get` creates it."""
-    codes = {account_code(kind=kind, table=table, ref=ref): (kind, ref) for kind, ref in keys}
+    codes = _codes(table, keys)
     found = {account.code: account for account in ACCOUNTS_BY_CODE.all(*codes)}
     return {
         (kind, ref): found.get(code) or account_get(kind=kind, table=table, ref=ref)
@@ -103,7 +106,18 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
     }
 
 
-# Read on every hand's start and settlement, and every buy-in: compiled once per number of accounts.
+def accounts_ahead(*, table: Table, keys: Iterable[AccountKey]) -> None:
+    """Send `accounts_get`'s read of the same accounts ahead (`Compiled.ahead`): a step's first
+    reads go with its first statement."""
+    ACCOUNTS_BY_CODE.ahead(*_codes(table, keys))
+
+
+def _codes(table: Table, keys: Iterable[AccountKey]) -> dict[str, AccountKey]:
+    return {account_code(kind=kind, table=table, ref=ref): (kind, ref) for kind, ref in keys}
+
+
+# Read on every hand's start and settlement, every buy-in and every `account_get`: compiled once per
+# number of accounts.
 ACCOUNTS_BY_CODE = Compiled(lambda *codes: Account.objects.filter(code__in=codes), str)
 ACCOUNTS_LOCKED = Compiled(
     lambda *ids: Account.objects.select_for_update(no_key=True).filter(pk__in=ids).order_by("pk")

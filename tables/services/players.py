@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
+from casino.compiled import Compiled
 from casino.errors import DomainError
 from casino.models import AuditEvent
 from reports.periods import gaming_day
@@ -52,9 +53,13 @@ class Identification:
             raise PlayerError("Identification needs the document's type, number and issuer.")
 
 
+# Read on every buy-in: compiled once (and sent ahead, `seat_buy_in`).
+PLAYER_RULES = Compiled(lambda casino: PlayerRules.objects.filter(casino=casino).order_by("pk")[:1])
+
+
 def player_rules(casino: Casino) -> PlayerRules:
     """The casino's thresholds; the defaults where none are set (nothing is written)."""
-    return PlayerRules.objects.filter(casino=casino).first() or PlayerRules(casino=casino)
+    return PLAYER_RULES.first(casino.pk) or PlayerRules(casino=casino)
 
 
 def player_create(*, casino: Casino, name: str, card_number: str = "", by) -> Player:
@@ -179,12 +184,14 @@ def cents_of(units: int, table: Table) -> int:
     return units * table.chip_unit_cents
 
 
-def cash_in_check(*, session: SeatSession, units: int, identification: Identification, at, by) -> bool:
+def cash_in_check(
+    *, session: SeatSession, units: int, identification: Identification, rules: PlayerRules, at, by
+) -> bool:
     """Refuse (IdentificationNeeded) a buy-in of `units` that would take the player's cash in for
-    the gaming day of `at` past the reporting threshold while they are not identified; record the
-    identification given. Locks the player. True when this buy-in crosses the threshold."""
+    the gaming day of `at` past the casino's reporting threshold (`rules`, `player_rules`) while
+    they are not identified; record the identification given. Locks the player. True when this
+    buy-in crosses the threshold."""
     table = session.seat.table
-    rules = player_rules(table.pit.casino)
     limit = rules.reporting_threshold * 100
     day = gaming_day(at)
     player = session.player
@@ -212,10 +219,11 @@ def cash_in_check(*, session: SeatSession, units: int, identification: Identific
     return before <= limit
 
 
-def cash_in_record(*, session: SeatSession, units: int, ledger_transaction, crossed: bool, at, by) -> CashIn:
-    """Record a cash buy-in (and, when it crossed the reporting threshold, tell the pit)."""
+def cash_in_record(
+    *, session: SeatSession, units: int, ledger_transaction, crossed: bool, rules: PlayerRules, at, by
+) -> CashIn:
+    """Record a cash buy-in (and, when it crossed the casino's reporting threshold, tell the pit)."""
     table = session.seat.table
-    rules = player_rules(table.pit.casino)
     cents = cents_of(units, table)
     player = session.player.resolved() if session.player_id else None
     cash_in = CashIn.objects.create(

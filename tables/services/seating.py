@@ -15,13 +15,31 @@ from casino.compiled import Compiled
 from casino.errors import DomainError
 from casino.limits import amount_check
 from ledger.models import Account, Transaction
-from ledger.services import Line, account_get, ledger_post, ledger_reverse
-from tables.models import Hand, Player, Seat, SeatSession, Table
+from ledger.services import (
+    ACCOUNTS_BY_CODE,
+    AccountKey,
+    Line,
+    account_code,
+    account_get,
+    accounts_ahead,
+    accounts_get,
+    ledger_post,
+    ledger_reverse,
+)
+from tables.models import Casino, Hand, Player, Seat, SeatSession, Table
 
 from .collection import time_charges_post
-from .counts import table_check_open
+from .counts import LAST_COUNT, table_check_open
 from .idempotency import run_once
-from .players import Identification, PlayerError, cash_in_check, cash_in_record, player_by_card
+from .players import (
+    PLAYER_RULES,
+    Identification,
+    PlayerError,
+    cash_in_check,
+    cash_in_record,
+    player_by_card,
+    player_rules,
+)
 
 SEATS_PER_GAME = {
     "rocket": 6,
@@ -101,9 +119,17 @@ def seat_buy_in(
         "op": "seat_buy_in", "session": session.pk, "amount": amount,
         "id": [identification.type, identification.number],
     }
-    work = partial(_buy_in, session.pk, amount, identification, by)
-    answer = run_once(key=key, request=request, by=by, work=work)
-    return SeatSession.objects.get(pk=answer["session"])
+    at, bought = timezone.now(), []
+
+    def work() -> dict:
+        bought.append(_buy_in(session.pk, amount, identification, at, by))
+        return {"session": bought[0].pk}
+
+    # Its reads go with the key's claim unless an identification is given: recording that on the
+    # player saves the player (`Model.save`), which a pipeline cannot hold (`run_once`).
+    ahead = None if identification else partial(_buy_in_ahead, session, at)
+    answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
+    return bought[0] if bought else SeatSession.objects.select_related("seat").get(pk=answer["session"])
 
 
 def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
@@ -151,12 +177,25 @@ def _player(table: Table, player_id: int | None, card_number: str) -> Player | N
     return player.resolved()
 
 
-def _buy_in(session_id: int, amount: int, identification: Identification, by) -> dict:
+def _buy_in(session_id: int, amount: int, identification: Identification, at, by) -> SeatSession:
     session = _lock_open_session(session_id)
     # No table lock: a closing count needs every seat closed, and this seat is open.
     table_check_open(session.seat.table)
-    _post_buy_in(session, amount, identification, timezone.now(), by)
-    return {"session": session.pk}
+    _post_buy_in(session, amount, identification, at, by)
+    return session
+
+
+def _buy_in_ahead(session: SeatSession, at) -> None:
+    """Send a buy-in's first reads ahead (`Compiled.ahead`, with the key's claim): the seat
+    session's lock, then what `_buy_in` reads that no lock guards (the table's last count, the
+    casino's rules, the accounts). The chain's lock is not among them: a player's lock comes before
+    it (docs/records.md), and it is taken, if at all, by the check of the player's cash in."""
+    table = session.seat.table
+    SESSION_LOCKED.ahead(session.pk)
+    LAST_COUNT.ahead(table.pk)
+    PLAYER_RULES.ahead(table.pit.casino_id)
+    accounts_ahead(table=table, keys=_buy_in_accounts(session.pk))
+    ACCOUNTS_BY_CODE.ahead(account_code(kind=Account.Kind.PATRONS, casino=Casino(pk=table.pit.casino_id)))
 
 
 def _close(session_id: int, by) -> dict:
@@ -190,12 +229,18 @@ def _close(session_id: int, by) -> dict:
     return {"session": session.pk}
 
 
+# The seat session locked, with its seat, table, pit and casino: read on every buy-in, compiled once.
+SESSION_LOCKED = Compiled(
+    lambda session: SeatSession.objects.select_for_update(of=("self",), no_key=True)
+    .select_related("seat__table__pit__casino")
+    .filter(pk=session)
+)
+
+
 def _lock_open_session(session_id: int) -> SeatSession:
-    session = (
-        SeatSession.objects.select_for_update(of=("self",), no_key=True)
-        .select_related("seat__table__pit__casino")
-        .get(pk=session_id)
-    )
+    session = SESSION_LOCKED.first(session_id)
+    if session is None:
+        raise SeatSession.DoesNotExist(f"There is no seat session {session_id}.")
     if session.ended_at is not None:
         raise SeatError(f"{session.seat}: that player has already cashed out.")
     return session
@@ -204,17 +249,29 @@ def _lock_open_session(session_id: int) -> SeatSession:
 def _post_buy_in(session: SeatSession, amount: int, identification: Identification, at, by) -> None:
     """Cash from the patron into the drop box; the same value in chips from the tray. The cash is
     checked against the reporting threshold first (locking the player) and recorded."""
-    crossed = cash_in_check(session=session, units=amount, identification=identification, at=at, by=by)
     table = session.seat.table
+    rules = player_rules(table.pit.casino)
+    crossed = cash_in_check(
+        session=session, units=amount, identification=identification, rules=rules, at=at, by=by
+    )
+    drop, tray, player = _buy_in_accounts(session.pk)
+    accounts = accounts_get(table=table, keys=[drop, tray, player])
     patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
     lines = [
         Line(patrons, -amount, "buy-in cash"),
-        Line(account_get(kind=Account.Kind.DROP, table=table), amount, "buy-in cash"),
-        Line(account_get(kind=Account.Kind.TRAY, table=table), -amount, "buy-in chips"),
-        Line(player_account(session), amount, "buy-in chips"),
+        Line(accounts[drop], amount, "buy-in cash"),
+        Line(accounts[tray], -amount, "buy-in chips"),
+        Line(accounts[player], amount, "buy-in chips"),
     ]
     posted = ledger_post(lines=lines, kind="buy_in", memo=f"{session.seat}: buy-in", by=by, table=table)
-    cash_in_record(session=session, units=amount, ledger_transaction=posted, crossed=crossed, at=at, by=by)
+    cash_in_record(
+        session=session, units=amount, ledger_transaction=posted, crossed=crossed, rules=rules, at=at, by=by
+    )
+
+
+def _buy_in_accounts(session_id: int) -> list[AccountKey]:
+    """The table's accounts a buy-in moves, as `accounts_get` takes them: drop, tray, player."""
+    return [(Account.Kind.DROP, None), (Account.Kind.TRAY, None), (Account.Kind.PLAYER, session_id)]
 
 
 def cash_out_check_taken(*, cash_out: Transaction, taken) -> None:

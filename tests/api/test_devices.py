@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from casino.models import User
 from casino.roles import DEALER
-from tables.models import CardEvent, Shift
+from tables.models import CardEvent, CashIn, SeatSession, Shift
 from tables.services import shift_rotate
 
 from .conftest import new_key, records
@@ -242,3 +242,18 @@ def test_a_card_from_a_shoe_sends_at_most_eighteen_statements(shoe_device, open_
     with CaptureQueriesContext(connection) as captured:
         assert read_card(shoe_device, rocket, 6).status_code == 201
     assert len(captured) <= 18
+
+
+def test_a_buy_in_sends_at_most_twenty_four_statements_and_answers_the_chips(shoe_device, open_hand, rocket):
+    # issue 17 point 1 (29 here before; 2 of them the savepoint of the test's own transaction): the
+    # token, the seat session found, the key claimed with the session's lock, the table's last count,
+    # the casino's rules and the accounts, the day's cash, the chain and the accounts locked, the
+    # ledger's writes, the cash-in, the key's answer, the chips
+    session = SeatSession.objects.get(player_name="Ann")
+    path = f"/api/seat-sessions/{session.pk}/buy-in/"
+    with CaptureQueriesContext(connection) as captured:
+        answer = shoe_device.post(path, {"amount": 50}, format="json", HTTP_IDEMPOTENCY_KEY=new_key())
+    assert answer.status_code == 200, answer.content
+    assert len(captured) <= 24, "\n".join(q["sql"][:150] for q in captured)
+    assert answer.json()["chips"] == 200 - 10 + 50  # the bet of the open hand is in it
+    assert CashIn.objects.filter(session=session).count() == 2

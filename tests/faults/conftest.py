@@ -17,6 +17,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from benchmarks.load import (
+    PLAYERS,
     Answer,
     BalanceReader,
     Tablet,
@@ -28,7 +29,7 @@ from benchmarks.load import (
 )
 from casino.roles import ROLES, grant_role_permissions
 from ledger.audit import ledger_verify
-from tables.models import CardEvent, Decision, Hand, IdempotentRequest, Receiver, Shoe
+from tables.models import CardEvent, CashIn, Decision, Hand, IdempotentRequest, Receiver, Shoe
 from tests.database import shared_database_url
 
 WORKERS, THREADS = 2, 4  # the machine has 2 cores, shared
@@ -195,6 +196,7 @@ def actions_unaccounted(tablets: list[Tablet]) -> list[str]:
         "decision": sum(decision_keys.values()),
         "settle": Hand.objects.filter(status=Hand.Status.SETTLED).count(),
         "shuffle": Shoe.objects.count() - len(tablets),  # one shoe each was shuffled at the opening
+        "buy-in": CashIn.objects.count() - len(tablets) * len(PLAYERS),  # and each player bought in
     }
     problems = [f"{label}: {found[label]} recorded, {recorded[label]} keys applied"
                 for label in found if found[label] != recorded[label]]

@@ -9,6 +9,8 @@ it, and the tablet's screen, the pit and the audit read the same game. Cards are
 
 from collections.abc import Callable, Iterable
 
+from django.db.models import Exists, OuterRef, QuerySet
+
 from casino.compiled import Compiled, pipeline
 from tables.games import Action, HandSetup, Move
 from tables.games.base import CardEvent as EngineCard
@@ -44,6 +46,10 @@ HAND_RECORDS = {
     ),
 }
 RECORD_LISTS = list(HAND_RECORDS)
+# The kinds of record few hands have (a recycle of the shoe mid-hand, a request to the pit): a hand
+# locked for a step says whether it has any (`records_flagged`), and only then are they read.
+RARE_RECORDS = {"recycle_list": Recycle, "approval_list": ApprovalRequest}
+COMMON_RECORDS = [name for name in RECORD_LISTS if name not in RARE_RECORDS]
 
 
 def hand_records(hand: Hand) -> Hand:
@@ -58,28 +64,43 @@ def hand_records(hand: Hand) -> Hand:
     if not missing:
         return hand
     with pipeline():
-        return records_kept(hand, records_sent(hand.pk, missing))
+        sent = records_sent(hand.pk, missing)
+    return records_kept(hand, sent)
 
 
-def records_sent(hand_id: int, names=RECORD_LISTS) -> dict[str, Callable]:
-    """Send the reads of the hand's records `names` (in a `pipeline`, with whatever else is sent)."""
+def records_flagged(hands: QuerySet[Hand]) -> QuerySet[Hand]:
+    """`hands`, each with `has_recycle_list` and `has_approval_list`: whether it has any record of
+    those rare kinds (`RARE_RECORDS`), read in the same statement."""
+    flags = {name: Exists(model.objects.filter(hand=OuterRef("pk"))) for name, model in RARE_RECORDS.items()}
+    return hands.annotate(**{f"has_{name}": flag for name, flag in flags.items()})
+
+
+def records_sent(hand_id: int, names=COMMON_RECORDS) -> dict[str, Callable]:
+    """Send the reads of the hand's records `names` (in a `pipeline`, with whatever else is sent);
+    by default the kinds every hand has (`records_kept` then reads the rare ones it has)."""
     return {name: HAND_RECORDS[name].send(hand_id) for name in names}
 
 
 def records_ahead(hand_id: int) -> None:
-    """Send the reads of the hand's records ahead (`Compiled.ahead`), for `records_sent`."""
-    for compiled in HAND_RECORDS.values():
-        compiled.ahead(hand_id)
+    """Send the reads of the kinds of record every hand has ahead (`Compiled.ahead`), for
+    `records_sent`."""
+    for name in COMMON_RECORDS:
+        HAND_RECORDS[name].ahead(hand_id)
 
 
 def records_kept(hand: Hand, sent: dict[str, Callable]) -> Hand:
-    """`hand` with the records `records_sent` read."""
+    """`hand` with the records `records_sent` read, and every other kind: none of a rare kind not
+    read that the hand was locked without (`records_flagged`: a flag as old as that read), the
+    rest read now, together."""
     for name, fetch in sent.items():
         found = fetch()
         for record in found:
             record.hand = hand  # as a prefetch sets it: the records' screens read their hand
         setattr(hand, name, found)
-    return hand
+    for name in RARE_RECORDS:
+        if name not in sent and getattr(hand, f"has_{name}", True) is False:
+            setattr(hand, name, [])
+    return hand_records(hand)
 
 
 def hand_records_again(hand: Hand) -> Hand:

@@ -55,6 +55,7 @@ from .engine import (
     plain,
     receiver_for,
     records_ahead,
+    records_flagged,
     records_kept,
     records_sent,
     replay,
@@ -185,10 +186,10 @@ def _step_once(
 
 
 def _hand_locked(*locked: str) -> Compiled:
-    """The hand with its table, pit and shoe, the rows `locked` locked (compiled once: every step
-    of every hand starts here)."""
+    """The hand with its table, pit and shoe, the rows `locked` locked, and whether it has records
+    of the rare kinds (`records_flagged`): compiled once, every step of every hand starts here."""
     hands = Hand.objects.select_for_update(of=locked, no_key=True).select_related("table__pit", "shoe")
-    return Compiled(lambda hand: hands.filter(pk=hand))
+    return Compiled(lambda hand: records_flagged(hands).filter(pk=hand))
 
 
 HAND_LOCKED, HAND_AND_SHOE_LOCKED = _hand_locked("self"), _hand_locked("self", "shoe")

@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
-from casino.compiled import Compiled
+from casino.compiled import Compiled, after_sync, insert_sent
 from casino.errors import DomainError
 from casino.models import AuditEvent
 from reports.periods import gaming_day
@@ -55,6 +55,9 @@ class Identification:
 
 # Read on every buy-in: compiled once (and sent ahead, `seat_buy_in`).
 PLAYER_RULES = Compiled(lambda casino: PlayerRules.objects.filter(casino=casino).order_by("pk")[:1])
+SESSION_CASH_INS = Compiled(
+    lambda session: CashIn.objects.filter(session=session).values_list("day", "cents")
+)
 
 
 def player_rules(casino: Casino) -> PlayerRules:
@@ -198,9 +201,9 @@ def cash_in_check(
     if player is not None:
         player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
         earlier = CashIn.objects.filter(player__in=_records_of(player), day=day)
-    else:
-        earlier = CashIn.objects.filter(session=session, day=day)
-    before = earlier.aggregate(total=Sum("cents"))["total"] or 0
+        before = earlier.aggregate(total=Sum("cents"))["total"] or 0
+    else:  # the session's own cash-ins: a handful, read compiled (and sent ahead, `seat_buy_in`)
+        before = sum(cents for when, cents in SESSION_CASH_INS.all(session.pk) if when == day)
     after = before + cents_of(units, table)
     if after <= limit:
         return False
@@ -226,7 +229,7 @@ def cash_in_record(
     table = session.seat.table
     cents = cents_of(units, table)
     player = session.player.resolved() if session.player_id else None
-    cash_in = CashIn.objects.create(
+    cash_in = CashIn(
         session=session,
         player=player,
         description="" if player else session.player_name,
@@ -238,6 +241,7 @@ def cash_in_record(
         by=by,
         at=at,
     )
+    after_sync(insert_sent(cash_in))  # inserted with the step's other writes; its id when they return
     if crossed:
         Incident.objects.create(
             kind=Incident.Kind.CASH_REPORT,

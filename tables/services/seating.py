@@ -14,6 +14,7 @@ from django.utils import timezone
 from casino.compiled import Compiled
 from casino.errors import DomainError
 from casino.limits import amount_check
+from ledger.chain import chain_lock_ahead
 from ledger.models import Account, Transaction
 from ledger.services import (
     ACCOUNTS_BY_CODE,
@@ -33,6 +34,7 @@ from .counts import LAST_COUNT, table_check_open
 from .idempotency import run_once
 from .players import (
     PLAYER_RULES,
+    SESSION_CASH_INS,
     Identification,
     PlayerError,
     cash_in_check,
@@ -187,11 +189,15 @@ def _buy_in(session_id: int, amount: int, identification: Identification, at, by
 
 def _buy_in_ahead(session: SeatSession, at) -> None:
     """Send a buy-in's first reads ahead (`Compiled.ahead`, with the key's claim): the seat
-    session's lock, then what `_buy_in` reads that no lock guards (the table's last count, the
-    casino's rules, the accounts). The chain's lock is not among them: a player's lock comes before
-    it (docs/records.md), and it is taken, if at all, by the check of the player's cash in."""
+    session's lock, and for an anonymous player the table's chain's lock and the session's cash-ins
+    (the whole of their cash today), then what no lock guards (the table's last count, the casino's
+    rules, the accounts). A known player's chain lock waits: the player's lock comes before it
+    (docs/records.md), and the check of their cash in takes it. A session's player never changes."""
     table = session.seat.table
     SESSION_LOCKED.ahead(session.pk)
+    if session.player_id is None:
+        chain_lock_ahead(table.pk)
+        SESSION_CASH_INS.ahead(session.pk)
     LAST_COUNT.ahead(table.pk)
     PLAYER_RULES.ahead(table.pit.casino_id)
     accounts_ahead(table=table, keys=_buy_in_accounts(session.pk))

@@ -1,7 +1,10 @@
 """Players as people: seated by card, cash in summed per gaming day across tables, identification
 asked before the reporting threshold, the multiple-transaction log, merges audited."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -121,6 +124,23 @@ def test_an_anonymous_player_past_the_reporting_threshold_must_be_carded(rocket,
         seat_buy_in(session=session, amount=1001, by=dana, key=key())
 
     assert CashIn.objects.count() == 1
+
+
+def test_an_anonymous_players_cash_counts_within_its_gaming_day_only(
+    rocket, dana, pete, five_a_unit, monkeypatch
+):
+    deal_at(rocket, dana, pete)
+    session = sit(rocket, 1, 1000, dana)  # 5,000 of the day's 10,000
+    seat_buy_in(session=session, amount=1000, by=dana, key=key())  # exactly 10,000: allowed
+    with pytest.raises(IdentificationNeeded):
+        seat_buy_in(session=session, amount=1, by=dana, key=key())
+
+    # the next gaming day begins with nothing counted
+    tomorrow = timezone.now() + timedelta(days=1)
+    monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+    seat_buy_in(session=session, amount=1000, by=dana, key=key())
+
+    assert list(CashIn.objects.filter(session=session).values_list("units", flat=True)) == [1000] * 3
 
 
 def test_the_casino_sets_its_own_thresholds(ann, pit, rocket, dana, pete):

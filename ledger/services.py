@@ -79,9 +79,14 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
-    account = ACCOUNTS_BY_CODE.first(code)  # compiled: an account exists but the first time
-    if account is not None:
-        return account
+    # Read compiled: an account exists but the first time.
+    return ACCOUNTS_BY_CODE.first(code) or _account_made(code, kind, casino, table, ref, label)
+
+
+def _account_made(
+    code: str, kind: str, casino: Casino | None, table: Table | None, ref, label: str
+) -> Account:
+    """The account `code`, created now unless a racing first use just did (`get_or_create`)."""
     casino_id = _casino_id(table=table, casino=casino)
     floor = DEFAULT_FLOORS.get(Kind(kind))
     account, _ = Account.objects.get_or_create(
@@ -101,7 +106,7 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
     codes = _codes(table, keys)
     found = {account.code: account for account in ACCOUNTS_BY_CODE.all(*codes)}
     return {
-        (kind, ref): found.get(code) or account_get(kind=kind, table=table, ref=ref)
+        (kind, ref): found.get(code) or _account_made(code, kind, None, table, ref, "")
         for code, (kind, ref) in codes.items()
     }
 

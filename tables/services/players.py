@@ -225,7 +225,9 @@ def cash_in_check(
 def cash_in_record(
     *, session: SeatSession, units: int, ledger_transaction, crossed: bool, rules: PlayerRules, at, by
 ) -> CashIn:
-    """Record a cash buy-in (and, when it crossed the casino's reporting threshold, tell the pit)."""
+    """Record a cash buy-in (and, when it crossed the casino's reporting threshold, tell the pit).
+    Inside a `pipeline` the cash-in goes with the step's other writes and has its id once they
+    come back."""
     table = session.seat.table
     cents = cents_of(units, table)
     player = session.player.resolved() if session.player_id else None

@@ -129,7 +129,7 @@ def seat_buy_in(
 
     # Its reads go with the key's claim unless an identification is given: recording that on the
     # player saves the player (`Model.save`), which a pipeline cannot hold (`run_once`).
-    ahead = None if identification else partial(_buy_in_ahead, session, at)
+    ahead = None if identification else partial(_buy_in_ahead, session)
     answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
     return bought[0] if bought else SeatSession.objects.select_related("seat").get(pk=answer["session"])
 
@@ -187,7 +187,7 @@ def _buy_in(session_id: int, amount: int, identification: Identification, at, by
     return session
 
 
-def _buy_in_ahead(session: SeatSession, at) -> None:
+def _buy_in_ahead(session: SeatSession) -> None:
     """Send a buy-in's first reads ahead (`Compiled.ahead`, with the key's claim): the seat
     session's lock, and for an anonymous player the table's chain's lock and the session's cash-ins
     (the whole of their cash today), then what no lock guards (the table's last count, the casino's

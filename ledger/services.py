@@ -79,12 +79,13 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
-    # Read compiled: an account exists but the first time.
-    return ACCOUNTS_BY_CODE.first(code) or _account_made(code, kind, casino, table, ref, label)
+    found = ACCOUNTS_BY_CODE.first(code)  # compiled: an account exists but the first time
+    return found or _account_made(code, kind, casino=casino, table=table, ref=ref, label=label)
 
 
 def _account_made(
-    code: str, kind: str, casino: Casino | None, table: Table | None, ref, label: str
+    code: str, kind: str, *, casino: Casino | None = None, table: Table | None = None, ref=None,
+    label: str = "",
 ) -> Account:
     """The account `code`, created now unless a racing first use just did (`get_or_create`)."""
     casino_id = _casino_id(table=table, casino=casino)
@@ -106,7 +107,7 @@ def accounts_get(*, table: Table, keys: Iterable[AccountKey]) -> dict[AccountKey
     codes = _codes(table, keys)
     found = {account.code: account for account in ACCOUNTS_BY_CODE.all(*codes)}
     return {
-        (kind, ref): found.get(code) or _account_made(code, kind, None, table, ref, "")
+        (kind, ref): found.get(code) or _account_made(code, kind, table=table, ref=ref)
         for code, (kind, ref) in codes.items()
     }
 

@@ -89,9 +89,9 @@ def records_ahead(hand_id: int) -> None:
 
 
 def records_kept(hand: Hand, sent: dict[str, Callable]) -> Hand:
-    """`hand` with the records `records_sent` read, and every other kind: none of a rare kind not
-    read that the hand was locked without (`records_flagged`: a flag as old as that read), the
-    rest read now, together."""
+    """`hand` with the records `records_sent` read, and none of a rare kind not read that the hand
+    was locked without (`records_flagged`: a flag as old as that read); `hand_records` reads the
+    rest."""
     for name, fetch in sent.items():
         found = fetch()
         for record in found:
@@ -100,7 +100,7 @@ def records_kept(hand: Hand, sent: dict[str, Callable]) -> Hand:
     for name in RARE_RECORDS:
         if name not in sent and getattr(hand, f"has_{name}", True) is False:
             setattr(hand, name, [])
-    return hand_records(hand)
+    return hand
 
 
 def hand_records_again(hand: Hand) -> Hand:

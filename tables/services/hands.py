@@ -216,7 +216,7 @@ def lock_hand(
         hands = found()
         if not hands:
             raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
-        hand = records_kept(hands[0], records)
+        hand = hand_records(records_kept(hands[0], records))  # the rare kinds too, if it has any
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."

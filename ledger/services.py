@@ -88,14 +88,26 @@ def _account_made(
     label: str = "",
 ) -> Account:
     """The account `code`, created now unless a racing first use just did (`get_or_create`)."""
-    casino_id = _casino_id(table=table, casino=casino)
-    floor = DEFAULT_FLOORS.get(Kind(kind))
-    account, _ = Account.objects.get_or_create(
-        code=code,
-        defaults={"kind": kind, "casino_id": casino_id, "table": table, "ref": ref,
-                  "floor": floor, "label": label, "balance": 0 if table or floor is not None else None},
-    )
+    fields = _new_account(kind, casino=casino, table=table, ref=ref, label=label)
+    account, _ = Account.objects.get_or_create(code=code, defaults=fields)
     return account
+
+
+def account_opened(*, kind: str, table: Table, ref: int) -> Account:
+    """The new account of a record this database transaction has just created (a hand's wagers):
+    no one else knows the record yet, so no one else can make its account, and it is inserted
+    without `account_get`'s read and savepoint."""
+    code = account_code(kind=kind, table=table, ref=ref)
+    return Account.objects.create(code=code, **_new_account(kind, table=table, ref=ref))
+
+
+def _new_account(kind: str, *, casino: Casino | None = None, table: Table | None = None, ref=None,
+                 label: str = "") -> dict:
+    """A new account's fields but its code: its casino, its floor (`DEFAULT_FLOORS`) and a cached
+    balance of 0 unless it keeps none (`Account.cached`)."""
+    floor = DEFAULT_FLOORS.get(Kind(kind))
+    return {"kind": kind, "casino_id": _casino_id(table=table, casino=casino), "table": table, "ref": ref,
+            "floor": floor, "label": label, "balance": 0 if table or floor is not None else None}
 
 
 AccountKey = tuple[str, int | None]  # (kind, ref) of a table's account

@@ -23,7 +23,7 @@ from casino.models import AuditEvent
 from ledger.chain import chain_append, chain_lock, chain_lock_ahead
 from ledger.models import Account
 from ledger.seals import seal
-from ledger.services import AccountKey, Line, accounts_get, ledger_post
+from ledger.services import AccountKey, Line, account_opened, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
@@ -275,7 +275,9 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     shoe = _playable_shoe(table)
     sessions = open_sessions(table)
     _charge_time(table, sessions, by)
-    seats, stakes, commitments = _stakes(table, sessions, bets)
+    accounts = _seat_accounts(table, sessions)
+    chips = {seat: account.balance for seat, account in accounts.items()}
+    seats, stakes, commitments = _stakes(table, sessions, chips, bets)
     setup, game = _setup(table, shoe, seats, stakes)
     hand = Hand.objects.create(
         table=table,
@@ -291,7 +293,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         limits=table.limits(),
     )
     seal(hand, table=table, event="started")
-    _post_commitments(hand, by)
+    _post_commitments(hand, accounts, by)
     hand.engine = game
     return hand_records_none(hand)
 
@@ -347,11 +349,15 @@ def _playable_shoe(table: Table) -> Shoe:
     return shoe
 
 
-def _stakes(table: Table, sessions: dict[int, SeatSession], bets: dict[int, int]):
-    """Seats playing, the engine's stakes, and what each seat commits up front."""
+def _seat_accounts(table: Table, sessions: dict[int, SeatSession]) -> dict[int, Account]:
+    """Each seat's chips account, read after the time charge took its due."""
     keys = {seat: (Account.Kind.PLAYER, session.pk) for seat, session in sessions.items()}
     accounts = accounts_get(table=table, keys=keys.values())
-    chips = {seat: accounts[key].balance for seat, key in keys.items()}
+    return {seat: accounts[key] for seat, key in keys.items()}
+
+
+def _stakes(table: Table, sessions: dict[int, SeatSession], chips: dict[int, int], bets: dict[int, int]):
+    """Seats playing, the engine's stakes, and what each seat commits up front."""
     if table.game == Game.ROCKET:
         return _rocket_bets(table, sessions, chips, bets)
     if bets:
@@ -475,14 +481,15 @@ def _next_number(table: Table) -> int:
     return (last.number if last else 0) + 1
 
 
-def _post_commitments(hand: Hand, by) -> None:
-    """Bets (Rocket) or antes (pot games) leave the players' stacks for the layout."""
+def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], by) -> None:
+    """Bets (Rocket) or antes (pot games) leave the players' stacks (`seat_accounts`, as the
+    start read them: the post locks them and checks their floors afresh) for the hand's new
+    wagers account."""
     reason = "bet" if hand.game == Game.ROCKET else "ante"
-    committed = seat_keyed(hand.committed)
-    accounts = _accounts(hand, ["wager", *committed])
+    wager = account_opened(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
     lines = []
-    for seat, amount in committed.items():
-        lines += [Line(accounts[seat], -amount, reason), Line(accounts["wager"], amount, reason)]
+    for seat, amount in seat_keyed(hand.committed).items():
+        lines += [Line(seat_accounts[seat], -amount, reason), Line(wager, amount, reason)]
     if lines:
         ledger_post(
             lines=lines,

@@ -158,7 +158,7 @@ def account_balance(account: Account) -> int:
 def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table: Table | None = None,
                 casino: Casino | None = None, hand_id: int | None = None,
                 reverses: Transaction | None = None, reason: str = "",
-                approved_by: User | None = None) -> Transaction:
+                approved_by: User | None = None, savepoint: bool = True) -> Transaction:
     """Post one balanced transaction and return it.
 
     Checks the lines before touching the database (whole units, none zero, at least two, summing to
@@ -172,6 +172,10 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
     refuses a line that would take an account below its floor (`OverdrawError`), inserts the
     postings, then the transaction (appended to the chain; the database checks the sum as it
     arrives), then updates the cached balances.
+
+    Inside a caller's transaction the post runs in a savepoint, so that a refusal leaves that
+    transaction usable. A caller whose transaction ends at any refusal (a step of a hand, under
+    its key) passes `savepoint=False` and saves the savepoint's two round trips.
     """
     lines = list(lines)
     _check_lines(lines)
@@ -181,7 +185,7 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
     for line in lines:
         if line.account.casino_id != casino_id:
             raise LedgerError(f"{line.account.code} belongs to another casino; it cannot take part here.")
-    with db_transaction.atomic():
+    with db_transaction.atomic(savepoint=savepoint):
         chain = chain_lock(table=table) if table is not None else chain_lock(casino=Casino(pk=casino_id))
         accounts = _lock_and_check_floors(lines, kind)
         txn = Transaction(

@@ -348,7 +348,8 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     """A hand as the tablet shows it, and every step of it."""
 
     queryset = Hand.objects.select_related("table__pit", "shoe")
-    change_queryset = Hand.objects.select_related("table")  # the step reads the rest under its lock
+    # A step reads the hand under its lock: before it, only what finds the table and its permission.
+    change_queryset = Hand.objects.select_related("table").only("shoe", "table__name", "table__pit_id")
     serializer_class = s.HandScreenSerializer
 
     def retrieve(self, request, pk=None):

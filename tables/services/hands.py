@@ -498,6 +498,7 @@ def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], by) -> None
             by=by,
             table=hand.table,
             hand_id=hand.pk,
+            savepoint=False,  # in a step of the hand: a refusal ends its transaction
         )
 
 
@@ -669,6 +670,7 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
         by=by,
         table=hand.table,
         hand_id=hand.pk,
+        savepoint=False,  # in a step of the hand: a refusal ends its transaction
     )
 
 
@@ -751,6 +753,7 @@ def _post_settlement_lines(
             hand_id=hand_id,
             approved_by=approved_by,
             memo=memo,
+            savepoint=False,  # in a step of the hand: a refusal ends its transaction
         )
 
 

@@ -175,6 +175,7 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
         recycle.salt = secrets.token_hex(32)
         recycle.commitment = shoe_commitment(recycle.order, recycle.salt)
     chain_append(recycle, chain_lock(table=hand.table))
+    shoe.latest_recycle = recycle  # the deck it deals from now (`shoe_deck`)
     for _ in range(recycle.burned):
         _append_burn(hand.table, shoe, by, device, hand)
     return recycle
@@ -218,10 +219,14 @@ LATEST_RECYCLE = Compiled(lambda shoe: Recycle.objects.filter(shoe=shoe).order_b
 
 
 def shoe_deck(shoe: Shoe) -> Recycle | None:
-    """The shoe's latest recycle, the deck it deals from now (None: its own shuffle)."""
+    """The shoe's latest recycle, the deck it deals from now (None: its own shuffle). Read once
+    per shoe object (a card asks up to three times, its answer once more); `shoe_recycle` keeps
+    the new one on the shoe it recycles."""
     if shoe.cards_out < DECK_SIZE * shoe.decks:
         return None  # its own shuffle is not dealt out: it was never recycled (no query per card)
-    return LATEST_RECYCLE.first(shoe.pk)
+    if "latest_recycle" not in shoe.__dict__:
+        shoe.latest_recycle = LATEST_RECYCLE.first(shoe.pk)
+    return shoe.latest_recycle
 
 
 def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:

@@ -272,10 +272,10 @@ def insert_sent(instance: Model, using: str = DEFAULT_DB_ALIAS) -> Callable[[], 
 
 
 def inserts_sent(instances: list[Model], using: str = DEFAULT_DB_ALIAS) -> Callable[[], list[Model]]:
-    """New rows of one model (primary keys set by the database) inserted in one statement, sent
-    now; the function returned gives the rows as stored, in no particular order (SQLite promises
-    none), and leaves `instances` unsaved."""
-    return _insert(type(instances[0]), False, using).send(instances)
+    """New rows of one model (primary keys set by the database, or all given) inserted in one
+    statement, sent now; the function returned gives the rows as stored, in no particular order
+    (SQLite promises none), and leaves `instances` unsaved."""
+    return _insert(type(instances[0]), instances[0].pk is not None, using).send(instances)
 
 
 def _insert(model: type[Model], with_pk: bool, using: str) -> _Insert:

@@ -16,7 +16,7 @@ from django.apps import apps
 from django.db import router, transaction
 from django.db.models import prefetch_related_objects
 
-from casino.compiled import Compiled, after_sync, insert_sent, save_fields
+from casino.compiled import Compiled, after_sync, inserts_sent, save_fields
 from ledger.models import Chain, Chained
 
 # Rows fetched per round trip while walking a chain: a chain is never held in memory whole.
@@ -75,58 +75,83 @@ def chain_append(record: Chained, chain: Chain) -> Chained:
     """Give the unsaved `record` the next position of `chain` and its hash, and save it.
 
     `chain` comes from `chain_lock` in the same database transaction, and every record appended
-    to it since went through this function with the same object, so its `length` and `head` are
-    the chain's own: the lock keeps everyone else out until the transaction ends, and the records
-    of one chain are appended one at a time. Callers that also post to the ledger take the chain
-    lock first, as `ledger_post` does, so the lock order is always chain, then accounts.
-    Everything `chain_content()` reads must be set before this call (postings included); the
-    row as the database stored it is refused if its content no longer hashes the same (a value
-    the database rounds or reformats would look like tampering the next day). Inside a `pipeline`
-    that check, and the record's primary key, wait until the pipeline's statements come back.
+    to it since went through this function (or `chain_extend`) with the same object, so its
+    `length` and `head` are the chain's own: the lock keeps everyone else out until the
+    transaction ends, and the records of one chain are appended one at a time. Callers that also
+    post to the ledger take the chain lock first, as `ledger_post` does, so the lock order is
+    always chain, then accounts. Everything `chain_content()` reads must be set before this call
+    (postings included); the row as the database stored it is refused if its content no longer
+    hashes the same (a value the database rounds or reformats would look like tampering the next
+    day). Inside a `pipeline` that check, and the record's primary key, wait until the
+    pipeline's statements come back.
     """
-    if not record._state.adding:
-        raise ChainError(f"{record._meta.label} {record.pk} is already saved; only new records are chained.")
-    # No savepoint: a failure here is a bug that rolls back the caller's whole transaction anyway.
-    with transaction.atomic(savepoint=False):
-        record.chain = chain
-        record.position = chain.length + 1
-        record.prev_hash = chain.head
-        record.hash = record_hash(chain.head, record.chain_content())
-        stored = _stored(record)
-        after_sync(lambda: _check_round_trip(record, stored()))
-        chain.length, chain.head = record.position, record.hash
-        save_fields(chain, ("length", "head"))
+    chain_extend([record], chain)
     return record
 
 
-def _stored(record: Chained) -> Callable[[], Chained]:
-    """Insert `record`; the function returned gives the row as the database stored it.
+def chain_extend(records: list[Chained], chain: Chain) -> None:
+    """`chain_append` for several new records of one model at once, in order (the cards a hand
+    sends to the discards unseen, the burns after a shuffle): each takes the next position and
+    hashes the one before it, as if appended one by one, and they go in one `INSERT ... RETURNING`
+    with one write of the chain's head."""
+    for record in records:
+        if not record._state.adding:
+            label = record._meta.label
+            raise ChainError(f"{label} {record.pk} is already saved; only new records are chained.")
+    # No savepoint: a failure here is a bug that rolls back the caller's whole transaction anyway.
+    with transaction.atomic(savepoint=False):
+        head = chain.head
+        for position, record in enumerate(records, chain.length + 1):
+            record.chain, record.position, record.prev_hash = chain, position, head
+            record.hash = head = record_hash(head, record.chain_content())
+        stored = _stored(records)
+        after_sync(lambda: _check_round_trip(records, stored()))
+        chain.length, chain.head = records[-1].position, records[-1].hash
+        save_fields(chain, ("length", "head"))
 
-    The stored row comes back from `INSERT ... RETURNING` every column (`insert_sent`), through
+
+def _stored(records: list[Chained]) -> Callable[[], list[Chained]]:
+    """Insert `records`; the function returned gives them as the database stored them, and gives
+    `records` their primary keys.
+
+    The stored rows come back from `INSERT ... RETURNING` every column (`inserts_sent`), through
     the same converters as a read, instead of a SELECT after the insert: the same proof that the
-    database keeps what was hashed, without a round trip of its own (inside a `pipeline` it comes
-    back with the step's other writes, and is checked before the commit). What `chain_content()`
+    database keeps what was hashed, without a round trip of its own (inside a `pipeline` they come
+    back with the step's other writes, and are checked before the commit). What `chain_content()`
     reads beyond the row (a transaction's postings) is read at once, as `chain_queryset()`
     prefetches it, unless the record holds it as stored (`ledger_post` keeps the postings its own
     INSERT ... RETURNING gave back).
     """
-    fetch = insert_sent(record, using=router.db_for_write(type(record), instance=record))
-    lookups = type(record).chain_queryset()._prefetch_related_lookups
+    using = router.db_for_write(type(records[0]), instance=records[0])
+    rows = inserts_sent(records, using=using)
+
+    def fetch() -> list[Chained]:
+        by_position = {row.position: row for row in rows()}  # in no particular order (SQLite)
+        stored = [by_position[record.position] for record in records]
+        for record, row in zip(records, stored, strict=True):
+            record.pk = row.pk
+            record._state.adding, record._state.db = False, using
+        return stored
+
+    lookups = type(records[0]).chain_queryset()._prefetch_related_lookups
     if not lookups:
         return fetch
-    stored = fetch()
-    held = getattr(record, "_prefetched_objects_cache", {})
+    if len(records) > 1:
+        raise ChainError(f"{records[0]._meta.label} reads related rows to hash: append them one at a time.")
+    stored = fetch()[0]
+    held = getattr(records[0], "_prefetched_objects_cache", {})
     stored._prefetched_objects_cache = {name: held[name] for name in lookups if name in held}
     prefetch_related_objects([stored], *[name for name in lookups if name not in held])
-    return lambda: stored
+    return lambda: [stored]
 
 
-def _check_round_trip(record: Chained, stored: Chained) -> None:
-    if record_hash(stored.prev_hash, stored.chain_content()) != record.hash:
-        raise ChainError(
-            f"{record._meta.label}.chain_content() changes when the row is read back from the database; "
-            "hash only values the database stores exactly."
-        )
+def _check_round_trip(records: list[Chained], stored: list[Chained]) -> None:
+    for record, row in zip(records, stored, strict=True):
+        if record_hash(row.prev_hash, row.chain_content()) != record.hash:
+            raise ChainError(
+                f"{record._meta.label}.chain_content() changes when the row is read back from the database; "
+                "hash only values the database stores exactly."
+            )
 
 
 def chained_models() -> list[type[Chained]]:

@@ -20,7 +20,7 @@ from casino.compiled import Compiled, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.chain import chain_append, chain_lock, chain_lock_ahead
+from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahead
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_opened, accounts_get, ledger_post
@@ -574,8 +574,15 @@ def _deal(game: Engine, rank: int | None) -> None:
 
 def _append_card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: str) -> None:
     """Record a card that left `shoe` (None: one dealt again from the game's own pile)."""
+    card = _card(hand, shoe, rank, receiver, due, by, device)
+    chain_append(card, chain_lock(table=hand.table))
+    hand.card_list.append(card)
+
+
+def _card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: str) -> CardEvent:
+    """The hand's next card event, unsaved: the hand's next step, the shoe's next position."""
     hand.seq += 1
-    card = CardEvent(
+    return CardEvent(
         shoe=hand.shoe,
         shoe_position=shoe_take_position(shoe) if shoe else None,
         rank=rank,
@@ -588,8 +595,6 @@ def _append_card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, de
         device=device,
         at=timezone.now(),
     )
-    chain_append(card, chain_lock(table=hand.table))
-    hand.card_list.append(card)
 
 
 def _not_discards(hand: Hand) -> list[int]:
@@ -621,10 +626,13 @@ def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
     10 ends the game go to the discards unseen, and still leave the shoe."""
     if hand.game != Game.BLACKSTONE or not game.finished:
         return
-    for _ in range(unrevealed_after_last_take(game.transcript)):
-        _append_card(
-            hand, shoe, shoe_card_rank(shoe, None, face_down=True), Receiver.DISCARD, None, by, device
-        )
+    cards = [
+        _card(hand, shoe, shoe_card_rank(shoe, None, face_down=True), Receiver.DISCARD, None, by, device)
+        for _ in range(unrevealed_after_last_take(game.transcript))
+    ]
+    if cards:  # as many as 30 or so: one insert, not one each
+        chain_extend(cards, chain_lock(table=hand.table))
+        hand.card_list.extend(cards)
 
 
 def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from casino.compiled import Compiled
 from casino.errors import DomainError
-from ledger.chain import chain_append, chain_lock
+from ledger.chain import chain_append, chain_extend, chain_lock
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
 from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
@@ -100,8 +100,7 @@ def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, dev
         shoe.salt = secrets.token_hex(32)
         shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
     shoe.save()
-    for _ in range(burn):
-        _append_burn(table, shoe, by, device)
+    _burn(table, shoe, burn, by, device)
     shoe.save(update_fields=["cards_out", "cut_card_out"])
     return {"shoe": shoe.pk}
 
@@ -127,11 +126,17 @@ def _shuffled(counts) -> list[int]:
     return order
 
 
-def _append_burn(table: Table, shoe: Shoe, by, device: str, hand: Hand | None = None) -> None:
+def _burn(table: Table, shoe: Shoe, count: int, by, device: str, hand: Hand | None = None) -> None:
+    """Burn `count` cards of the shoe (at the hand's next steps, in a recycle), in one insert."""
+    if count:
+        chain_extend([_burned(shoe, by, device, hand) for _ in range(count)], chain_lock(table=table))
+
+
+def _burned(shoe: Shoe, by, device: str, hand: Hand | None) -> CardEvent:
     rank = shoe_card_rank(shoe, None, face_down=True)
     if hand is not None:
         hand.seq += 1
-    card = CardEvent(
+    return CardEvent(
         shoe=shoe,
         shoe_position=shoe_take_position(shoe),
         rank=rank,
@@ -142,7 +147,6 @@ def _append_burn(table: Table, shoe: Shoe, by, device: str, hand: Hand | None = 
         device=device,
         at=timezone.now(),
     )
-    chain_append(card, chain_lock(table=table))
 
 
 def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) -> Recycle:
@@ -176,8 +180,7 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
         recycle.commitment = shoe_commitment(recycle.order, recycle.salt)
     chain_append(recycle, chain_lock(table=hand.table))
     shoe.latest_recycle = recycle  # the deck it deals from now (`shoe_deck`)
-    for _ in range(recycle.burned):
-        _append_burn(hand.table, shoe, by, device, hand)
+    _burn(hand.table, shoe, recycle.burned, by, device, hand)
     return recycle
 
 

@@ -13,6 +13,8 @@ from rest_framework.test import APIClient
 
 from casino.models import User
 from casino.roles import DEALER
+from ledger.models import Account
+from ledger.services import account_get
 from tables.models import CardEvent, CashIn, SeatSession, Shift
 from tables.services import shift_rotate
 
@@ -242,6 +244,22 @@ def test_a_card_from_a_shoe_sends_at_most_eighteen_statements(shoe_device, open_
     with CaptureQueriesContext(connection) as captured:
         assert read_card(shoe_device, rocket, 6).status_code == 201
     assert len(captured) <= 18
+
+
+def test_a_hand_start_opens_its_wagers_account_without_a_savepoint(shoe_device, as_dana, rocket):
+    # issue 17: the new hand's account is inserted as it is (no one else can know the hand yet), the
+    # seats' accounts are read once, and the bets are posted in the step's own transaction: the one
+    # savepoint is the step's, inside the test's own transaction
+    as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200, "player_name": "Ann"})
+    account_get(kind="carry", table=rocket)  # made by a table's first hand, behind a savepoint
+    with CaptureQueriesContext(connection) as captured:
+        path, bets = f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 20}}
+        started = shoe_device.post(path, bets, format="json", HTTP_IDEMPOTENCY_KEY=new_key())
+    assert started.status_code == 201, started.content
+    statements = [q["sql"] for q in captured]
+    assert len([sql for sql in statements if sql.startswith("SAVEPOINT")]) == 1
+    assert len([sql for sql in statements if sql.startswith('INSERT INTO "ledger_account"')]) == 1
+    assert Account.objects.get(code=f"t{rocket.pk}:wager:{started.json()['hand']}").balance == 20
 
 
 def test_a_buy_in_sends_at_most_twenty_four_statements_and_answers_the_chips(shoe_device, open_hand, rocket):

@@ -1,8 +1,10 @@
 """Shoes: start one (the old one retires), read what is left and the cut card, retire it."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from tables.models import Shoe
+from tables.models import CardEvent, Shoe
 from tables.services.shoes import shoe_commitment
 
 from .conftest import records
@@ -28,6 +30,21 @@ def test_a_new_shoe_retires_the_one_in_play_and_burns_its_cards(as_dana, rocket)
     old.refresh_from_db()
     assert old.state == "retired"
     assert as_dana.get(f"/api/tables/{rocket.pk}/").json()["shoe"] == shoe["id"]
+
+
+def test_a_new_shoes_burns_go_to_its_tables_chain_in_one_insert(as_dana, rocket):
+    # issue 17: the burn cards of a shuffle (and of a recycle) are chained together, one insert
+    with CaptureQueriesContext(connection) as captured:
+        shuffle = {"decks": 6, "kind": "system", "burn": 4, "reason": "Test"}
+        response = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", shuffle)
+
+    assert response.status_code == 201
+    assert len([q for q in captured if q["sql"].startswith('INSERT INTO "tables_cardevent"')]) == 1
+    burns = list(CardEvent.objects.filter(shoe_id=response.json()["id"]).order_by("position"))
+    assert [card.shoe_position for card in burns] == [1, 2, 3, 4]
+    assert [card.receiver for card in burns] == ["burn"] * 4
+    assert [card.position for card in burns] == list(range(burns[0].position, burns[0].position + 4))
+    assert [card.prev_hash for card in burns[1:]] == [card.hash for card in burns[:-1]]
 
 
 def test_a_system_shoe_shows_its_commitment_and_only_once_retired_its_order_and_salt(as_dana, rocket):

@@ -9,9 +9,10 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ledger.audit import anchor_digest, anchor_latest, ledger_verify
-from ledger.chain import ChainError, chain_append, chain_lock, record_hash
+from ledger.chain import ChainError, chain_append, chain_extend, chain_lock, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Seal, Transaction
 from ledger.seals import sealed_models
 from ledger.services import Line, account_balance, account_get, ledger_post
@@ -300,6 +301,25 @@ def test_celery_beat_runs_the_anchor_daily():
 def test_a_saved_record_cannot_be_chained_again(played):
     with pytest.raises(ChainError, match="already saved"):
         chain_append(at(played, 1), at(played, 1).chain)
+
+
+def test_records_appended_together_chain_as_if_appended_one_by_one_in_one_insert(played, open_table):
+    seals = [Seal(model="tables.Hand", record=n, event="settled", figures={"n": n}) for n in (1, 2, 3)]
+    chain = chain_lock(table=open_table)
+    head, length = chain.head, chain.length
+
+    with CaptureQueriesContext(connection) as captured:
+        chain_extend(seals, chain)
+
+    inserts = [q["sql"] for q in captured if q["sql"].startswith('INSERT INTO "ledger_seal"')]
+    assert len(inserts) == 1
+    stored = list(Seal.objects.filter(chain=chain).order_by("position"))[-3:]
+    assert [s.pk for s in stored] == [s.pk for s in seals]  # each record has its row's id
+    assert [s.position for s in stored] == [length + 1, length + 2, length + 3]
+    assert stored[0].prev_hash == head
+    for before, record in zip([head, *[s.hash for s in stored]], stored, strict=False):
+        assert record.hash == record_hash(before, record.chain_content())
+    assert Chain.objects.get(pk=chain.pk).head == stored[-1].hash
 
 
 def test_content_that_changes_when_read_back_is_refused(open_table, tray, cage, pete, monkeypatch):

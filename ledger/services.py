@@ -75,7 +75,7 @@ def account_get(*, kind: str, casino: Casino | None = None, table: Table | None 
     """The account for `kind` at the table (or casino), created on first use with its floor.
 
     The casino is the table's when a table is given. Race-safe: the code is unique, and two first
-    uses at once get one row (get_or_create re-reads inside a savepoint when its insert is refused).
+    uses at once get one row (`_account_made`).
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
@@ -87,10 +87,13 @@ def _account_made(
     code: str, kind: str, *, casino: Casino | None = None, table: Table | None = None, ref=None,
     label: str = "",
 ) -> Account:
-    """The account `code`, created now unless a racing first use just did (`get_or_create`)."""
+    """The account `code`, created now unless a racing first use just did: the insert gives way
+    to a row of the same code (`ON CONFLICT DO NOTHING`, waiting for a racing insert to commit or
+    roll back), and the account is read as it then stands. Two statements, and no savepoint:
+    nothing fails, so it may go in a `pipeline` too."""
     fields = _new_account(kind, casino=casino, table=table, ref=ref, label=label)
-    account, _ = Account.objects.get_or_create(code=code, defaults=fields)
-    return account
+    Account.objects.bulk_create([Account(code=code, **fields)], ignore_conflicts=True)
+    return ACCOUNTS_BY_CODE.first(code)
 
 
 def account_opened(*, kind: str, table: Table, ref: int) -> Account:

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Model, QuerySet
+from django.db.models import Field, Model, QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 # Stand-ins for the ids while the SQL is compiled: values no real id or name takes, found again
@@ -241,6 +241,37 @@ def save_fields(instance: Model, fields: tuple[str, ...], using: str = DEFAULT_D
     values = [column.get_db_prep_save(getattr(instance, column.attname), connection) for column in columns]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, instance.pk])
+
+
+def save_field_each(instances: list[Model], field: str, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Write `field` of each saved instance (of one model) to its row, in one statement:
+    `save_fields` for several rows (`UPDATE ... SET field = CASE pk WHEN ... END WHERE pk IN ...`,
+    compiled once per number of rows), where one UPDATE each would cost a statement each."""
+    if len(instances) == 1:
+        save_fields(instances[0], (field,), using)
+        return
+    connection = connections[using]
+    model = type(instances[0])
+    statements = connection.__dict__.setdefault("compiled_updates", {})
+    key = (model, field, len(instances))
+    if key not in statements:
+        statements[key] = _update_each_sql(model, field, len(instances), connection)
+    sql, column = statements[key]
+    pks = [instance.pk for instance in instances]
+    whens = [v for instance in instances
+             for v in (instance.pk, column.get_db_prep_save(getattr(instance, column.attname), connection))]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*whens, *pks])
+
+
+def _update_each_sql(model: type[Model], field: str, count: int, connection) -> tuple[str, Field]:
+    meta, quoted = model._meta, connection.ops.quote_name
+    column, pk = meta.get_field(field), quoted(meta.pk.column)
+    # The new values cast to the column's type: PostgreSQL would take a parameter in a CASE as text.
+    whens = " ".join([f"WHEN %s THEN CAST(%s AS {column.db_type(connection)})"] * count)
+    where = ", ".join(["%s"] * count)
+    table, name = quoted(meta.db_table), quoted(column.column)
+    return f"UPDATE {table} SET {name} = CASE {pk} {whens} END WHERE {pk} IN ({where})", column
 
 
 def _update_sql(model: type[Model], fields: tuple[str, ...], connection) -> tuple[str, list]:

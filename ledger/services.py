@@ -15,7 +15,7 @@ from django.db import transaction as db_transaction
 from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from casino.compiled import Compiled, inserts_sent, pipeline, save_fields
+from casino.compiled import Compiled, inserts_sent, pipeline, save_field_each
 from casino.errors import DomainError
 from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock
@@ -216,8 +216,8 @@ def _write(txn: Transaction, lines: list[Line], chain: Chain, accounts: list[Acc
     postings._result_cache, postings._prefetch_done = sent(), True
     txn._prefetched_objects_cache = {"postings": postings}  # as a prefetch would keep them
     chain_append(txn, chain)
-    for account in accounts:  # a compiled UPDATE each: bulk_update's CASE costs more to build
-        save_fields(account, ("balance",))
+    if accounts:  # one compiled UPDATE for them all (bulk_update's would be built afresh each time)
+        save_field_each(accounts, "balance")
 
 
 def ledger_reverse(

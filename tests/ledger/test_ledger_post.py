@@ -1,6 +1,8 @@
 """ledger_post, account_get, account_balance and ledger_reverse: the one way money moves."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ledger.models import Account, Posting, Transaction
 from ledger.selectors import account_movements, transactions_for_hand
@@ -169,6 +171,21 @@ def test_a_player_cannot_bet_more_than_the_chips_in_front(open_table, seat3, dan
 
     assert refused.value.message == "Seat 3 has 20 units in front; a bet of 30 is more than that."
     assert nothing_written(before) and balance(seat3) == 20
+
+
+def test_a_post_writes_the_cached_balances_of_its_accounts_in_one_statement(open_table, seat3, dana, buy_in):
+    # issue 17: a settlement moves chips between four to six accounts; one UPDATE writes them all
+    buy_in(table=open_table, player=seat3, amount=100, by=dana)
+    wager, pot = (account_get(kind=kind, table=open_table, ref=1) for kind in ("wager", "pot"))
+    lines = [Line(seat3, -30, "bet"), Line(wager, 20, "bet"), Line(pot, 10, "ante")]
+
+    with CaptureQueriesContext(connection) as captured:
+        ledger_post(lines=lines, kind="bet", memo="", by=dana, table=open_table, hand_id=1)
+
+    updates = [q["sql"] for q in captured if q["sql"].startswith('UPDATE "ledger_account"')]
+    assert len(updates) == 1
+    assert (balance(seat3), balance(wager), balance(pot)) == (70, 20, 10)
+    assert all(balance(a) == account_balance(a) for a in (seat3, wager, pot))
 
 
 def test_a_player_without_a_label_is_named_by_the_seat_session(open_table, dana):

@@ -13,12 +13,13 @@ from __future__ import annotations
 from django.apps import apps
 
 from ledger.chain import chain_append, chain_lock
-from ledger.models import Seal, Sealed
+from ledger.models import Chain, Seal, Sealed
 
 
-def seal(record: Sealed, *, table=None, casino=None, event: str) -> Seal:
+def seal(record: Sealed, *, table=None, casino=None, event: str, chain: Chain | None = None) -> Seal:
     """Append a seal of `record`'s figures as they are now to `table`'s chain (or `casino`'s, for
-    a record of the whole casino such as a gaming day's close).
+    a record of the whole casino such as a gaming day's close), or to `chain`, that chain's lock
+    as the caller holds it (`chain_lock`).
 
     Takes the table's chain lock (if the caller does not hold it yet): callers that also lock a
     slip's year counter take the chain first (see `tables.services.slips`).
@@ -26,7 +27,7 @@ def seal(record: Sealed, *, table=None, casino=None, event: str) -> Seal:
     figures = record.seal_content()
     return chain_append(
         Seal(model=record._meta.label, record=record.pk, event=event, figures=figures),
-        chain_lock(table=table, casino=casino),
+        chain or chain_lock(table=table, casino=casino),
     )
 
 

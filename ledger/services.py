@@ -18,7 +18,7 @@ from django.db.models.functions import Coalesce
 from casino.compiled import Compiled, inserts_sent, pipeline, save_field_each
 from casino.errors import DomainError
 from casino.limits import MAX_BALANCE
-from ledger.chain import chain_append, chain_lock
+from ledger.chain import chain_append, chain_lock, chain_name
 from ledger.models import Account, Chain, Posting, Transaction
 from tables.models import Casino, Table
 
@@ -161,7 +161,8 @@ def account_balance(account: Account) -> int:
 def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table: Table | None = None,
                 casino: Casino | None = None, hand_id: int | None = None,
                 reverses: Transaction | None = None, reason: str = "",
-                approved_by: User | None = None, savepoint: bool = True) -> Transaction:
+                approved_by: User | None = None, savepoint: bool = True,
+                chain: Chain | None = None) -> Transaction:
     """Post one balanced transaction and return it.
 
     Checks the lines before touching the database (whole units, none zero, at least two, summing to
@@ -178,7 +179,9 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
 
     Inside a caller's transaction the post runs in a savepoint, so that a refusal leaves that
     transaction usable. A caller whose transaction ends at any refusal (a step of a hand, under
-    its key) passes `savepoint=False` and saves the savepoint's two round trips.
+    its key) passes `savepoint=False` and saves the savepoint's two round trips. A caller that
+    holds the chain's lock already (`chain_lock` in this transaction, every record it appended since
+    through that object) passes it as `chain`, and the post does not lock it again.
     """
     lines = list(lines)
     _check_lines(lines)
@@ -189,7 +192,10 @@ def ledger_post(*, lines: Iterable[Line], kind: str, memo: str, by: User, table:
         if line.account.casino_id != casino_id:
             raise LedgerError(f"{line.account.code} belongs to another casino; it cannot take part here.")
     with db_transaction.atomic(savepoint=savepoint):
-        chain = chain_lock(table=table) if table is not None else chain_lock(casino=Casino(pk=casino_id))
+        if chain is None:
+            chain = chain_lock(table=table) if table is not None else chain_lock(casino=Casino(pk=casino_id))
+        elif chain.name != chain_name(table=table, casino=None if table else Casino(pk=casino_id)):
+            raise ValueError(f"Chain {chain.name} is not where this transaction is posted.")
         accounts = _lock_and_check_floors(lines, kind)
         txn = Transaction(
             kind=kind, memo=memo, casino_id=casino_id, table=table, hand_id=hand_id,

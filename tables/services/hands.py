@@ -21,7 +21,7 @@ from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
 from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahead
-from ledger.models import Account
+from ledger.models import Account, Chain
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_opened, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
@@ -292,8 +292,9 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         started_by=by,
         limits=table.limits(),
     )
-    seal(hand, table=table, event="started")
-    _post_commitments(hand, accounts, by)
+    chain = chain_lock(table=table)
+    seal(hand, chain=chain, event="started")
+    _post_commitments(hand, accounts, chain, by)
     hand.engine = game
     return hand_records_none(hand)
 
@@ -481,7 +482,7 @@ def _next_number(table: Table) -> int:
     return (last.number if last else 0) + 1
 
 
-def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], by) -> None:
+def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], chain: Chain, by) -> None:
     """Bets (Rocket) or antes (pot games) leave the players' stacks (`seat_accounts`, as the
     start read them: the post locks them and checks their floors afresh) for the hand's new
     wagers account."""
@@ -499,6 +500,7 @@ def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], by) -> None
             table=hand.table,
             hand_id=hand.pk,
             savepoint=False,  # in a step of the hand: a refusal ends its transaction
+            chain=chain,
         )
 
 
@@ -657,14 +659,15 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
         at=timezone.now(),
         key=key,
     )
-    chain_append(decision, chain_lock(table=hand.table))
+    chain = chain_lock(table=hand.table)
+    chain_append(decision, chain)
     hand.decision_list.append(decision)
-    _post_draw_fee(hand, parsed, due.seat, game, by)
+    _post_draw_fee(hand, parsed, due.seat, game, by, chain)
     save_fields(hand, ("seq",))
     return hand
 
 
-def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
+def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by, chain: Chain) -> None:
     """Starboard: a draw's fee leaves the player's chips for the hand's pot as the draw is
     recorded, so the ledger says where the chips are at every step (the settlement leaves it out)."""
     if hand.game != Game.STARBOARD or action.move is not Move.DRAW:
@@ -679,6 +682,7 @@ def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by) -> None:
         table=hand.table,
         hand_id=hand.pk,
         savepoint=False,  # in a step of the hand: a refusal ends its transaction
+        chain=chain,
     )
 
 
@@ -737,20 +741,25 @@ def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     """Post the finished hand's settlement and close it (the caller holds the hand's lock)."""
     settlement = (game or _engine(hand)).settlement()
     memo = f"Hand {hand.number} settlement"
-    _post_settlement_lines(hand, settlement, by=by, approved_by=approved_by, hand_id=hand.pk, memo=memo)
+    chain = chain_lock(table=hand.table)
+    _post_settlement_lines(
+        hand, settlement, by=by, approved_by=approved_by, hand_id=hand.pk, memo=memo, chain=chain
+    )
     hand.seq += 1
     hand.status = Hand.Status.SETTLED
     hand.settled_at = timezone.now()
     hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
     save_fields(hand, ("seq", "status", "settled_at", "settlement"))
-    seal(hand, table=hand.table, event=hand.status)
+    seal(hand, chain=chain, event=hand.status)
 
 
 def _post_settlement_lines(
-    hand: Hand, settlement, *, by, memo: str, hand_id: int | None, approved_by=None
+    hand: Hand, settlement, *, by, memo: str, hand_id: int | None, approved_by=None,
+    chain: Chain | None = None,
 ) -> None:
     """Post a settlement as one ledger transaction, if it moves money: a hand's, or (`hand_id`
-    None) a Pairs game's that a player lost by leaving, booked on its last round's accounts."""
+    None) a Pairs game's that a player lost by leaving, booked on its last round's accounts.
+    `chain`: the table's chain, if the caller holds its lock already."""
     lines = _settlement_lines(hand, settlement)
     if lines:  # a Pairs round that does not end the game moves no money, nor does the forfeit ending
         ledger_post(
@@ -762,6 +771,7 @@ def _post_settlement_lines(
             approved_by=approved_by,
             memo=memo,
             savepoint=False,  # in a step of the hand: a refusal ends its transaction
+            chain=chain,
         )
 
 

@@ -538,7 +538,7 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     shoe = hand.shoe
     if due.pile:
         _deal(game, rank)  # a card of the game's own pile: it left the shoe before, as it was pitched
-        _append_card(hand, None, rank, receiver_for(due.to, due.why), due, by, device)
+        _append_cards(hand, [_card(hand, None, rank, receiver_for(due.to, due.why), due, by, device)])
         save_fields(hand, ("seq",))
         return hand
     if _new_monster_round(hand, game, due):
@@ -555,8 +555,8 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
         except IllegalAction as error:
             raise RankRefused(str(error)) from error
     _deal(game, rank)
-    _append_card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
-    _record_unrevealed(hand, shoe, game, by, device)
+    card = _card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
+    _append_cards(hand, [card, *_unrevealed(hand, shoe, game, by, device)])
     save_fields(shoe, ("cards_out", "cut_card_out"))
     save_fields(hand, ("seq",))
     return hand
@@ -574,11 +574,11 @@ def _deal(game: Engine, rank: int | None) -> None:
         raise HandError(str(error)) from error
 
 
-def _append_card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: str) -> None:
-    """Record a card that left `shoe` (None: one dealt again from the game's own pile)."""
-    card = _card(hand, shoe, rank, receiver, due, by, device)
-    chain_append(card, chain_lock(table=hand.table))
-    hand.card_list.append(card)
+def _append_cards(hand: Hand, cards: list[CardEvent]) -> None:
+    """Record the step's cards (`_card`) in the table's chain, in one insert: the card dealt, and
+    after a Blackstone game's last card the ones it sends to the discards unseen (30 or so)."""
+    chain_extend(cards, chain_lock(table=hand.table))
+    hand.card_list.extend(cards)
 
 
 def _card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: str) -> CardEvent:
@@ -623,18 +623,15 @@ def _kept_for_score(hand: Hand) -> list[int]:
     return kept
 
 
-def _record_unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> None:
+def _unrevealed(hand: Hand, shoe: Shoe, game, by, device: str) -> list[CardEvent]:
     """Blackstone: cards counted off for a take but not revealed once a second
     10 ends the game go to the discards unseen, and still leave the shoe."""
     if hand.game != Game.BLACKSTONE or not game.finished:
-        return
-    cards = [
+        return []
+    return [
         _card(hand, shoe, shoe_card_rank(shoe, None, face_down=True), Receiver.DISCARD, None, by, device)
         for _ in range(unrevealed_after_last_take(game.transcript))
     ]
-    if cards:  # as many as 30 or so: one insert, not one each
-        chain_extend(cards, chain_lock(table=hand.table))
-        hand.card_list.extend(cards)
 
 
 def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq: int) -> Hand:

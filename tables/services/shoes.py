@@ -22,6 +22,7 @@ from django.utils import timezone
 from casino.compiled import Compiled
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_extend, chain_lock
+from ledger.models import Chain
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
 from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
@@ -100,7 +101,8 @@ def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, dev
         shoe.salt = secrets.token_hex(32)
         shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
     shoe.save()
-    _burn(table, shoe, burn, by, device)
+    if burn:
+        _burn(shoe, burn, by, device, chain=chain_lock(table=table))
     shoe.save(update_fields=["cards_out", "cut_card_out"])
     return {"shoe": shoe.pk}
 
@@ -126,10 +128,10 @@ def _shuffled(counts) -> list[int]:
     return order
 
 
-def _burn(table: Table, shoe: Shoe, count: int, by, device: str, hand: Hand | None = None) -> None:
-    """Burn `count` cards of the shoe (at the hand's next steps, in a recycle), in one insert."""
-    if count:
-        chain_extend([_burned(shoe, by, device, hand) for _ in range(count)], chain_lock(table=table))
+def _burn(shoe: Shoe, count: int, by, device: str, *, chain: Chain, hand: Hand | None = None) -> None:
+    """Burn `count` cards of the shoe (at the hand's next steps, in a recycle) into the table's
+    `chain`, locked by the caller, in one insert."""
+    chain_extend([_burned(shoe, by, device, hand) for _ in range(count)], chain)
 
 
 def _burned(shoe: Shoe, by, device: str, hand: Hand | None) -> CardEvent:
@@ -178,9 +180,11 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
         recycle.order = _shuffled(ranks)
         recycle.salt = secrets.token_hex(32)
         recycle.commitment = shoe_commitment(recycle.order, recycle.salt)
-    chain_append(recycle, chain_lock(table=hand.table))
+    chain = chain_lock(table=hand.table)
+    chain_append(recycle, chain)
     shoe.latest_recycle = recycle  # the deck it deals from now (`shoe_deck`)
-    _burn(hand.table, shoe, recycle.burned, by, device, hand)
+    if recycle.burned:
+        _burn(shoe, recycle.burned, by, device, chain=chain, hand=hand)
     return recycle
 
 

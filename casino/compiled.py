@@ -79,6 +79,22 @@ class Compiled:
             raise RuntimeError("A query is sent ahead only inside a pipeline.")
         state.ahead[(self, ids)] = self._send(ids, using)
 
+    def kept(self, *ids, using: str = DEFAULT_DB_ALIAS) -> list[Model]:
+        """The answer of the query sent `ahead` with `ids`, fetched now (the pipeline's statements
+        sent so far come back with it) and kept for the step's own `send`, `all` or `first`: for a
+        look at the rows before the step reads them (its permission, what names its next lock)."""
+        state = connections[using].__dict__["pipeline"]
+        found = state.ahead[(self, ids)]()
+        state.ahead[(self, ids)] = lambda: found
+        return found
+
+    def moved(self, ids: tuple, other: Compiled, other_ids: tuple, using: str = DEFAULT_DB_ALIAS) -> None:
+        """The answer of this query sent `ahead` with `ids` is taken by `other`'s read of
+        `other_ids` instead: the same rows, found another way, sent before what names them for
+        `other` had come back."""
+        ahead = connections[using].__dict__["pipeline"].ahead
+        ahead[(other, other_ids)] = ahead.pop((self, ids))
+
     def _send(self, ids: tuple, using: str) -> Callable[[], list[Model]]:
         plan = self._plan(using, len(ids))
         rows = sent(plan.connection, plan.sql, plan.params(ids), lambda cursor: cursor.fetchall())

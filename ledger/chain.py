@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 
 from django.apps import apps
 from django.db import router, transaction
-from django.db.models import prefetch_related_objects
+from django.db.models import CharField, Expression, Value, prefetch_related_objects
+from django.db.models.functions import Cast, Concat
 
 from casino.compiled import Compiled, after_sync, inserts_sent, save_fields
 from ledger.models import Chain, Chained
@@ -41,12 +42,21 @@ def chain_name(*, table=None, casino=None) -> str:
     return table_chain_name(table.pk) if table is not None else f"casino:{casino.pk}"
 
 
+TABLE_CHAIN = "table:"
+
+
 def table_chain_name(table_id: int) -> str:
-    return f"table:{table_id}"
+    return f"{TABLE_CHAIN}{table_id}"
+
+
+def table_chain_named(table_id: Expression) -> Expression:
+    """`table_chain_name` in SQL, for a table id the query itself finds (a subquery)."""
+    return Concat(Value(TABLE_CHAIN), Cast(table_id, CharField()))
 
 
 # Locked on every record a table writes: compiled once.
-CHAIN_LOCKED = Compiled(lambda name: Chain.objects.select_for_update(no_key=True).filter(name=name), str)
+CHAINS_LOCKED = Chain.objects.select_for_update(no_key=True)
+CHAIN_LOCKED = Compiled(lambda name: CHAINS_LOCKED.filter(name=name), str)
 
 
 def chain_lock(*, table=None, casino=None) -> Chain:

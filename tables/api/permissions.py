@@ -8,8 +8,10 @@ change first tries the record by id with these checks: whoever passes one sees
 the table, so only a refused user is looked up among the tables seen.)
 Changing: dealing there (`user_can_deal`), or, for the pit's approval queue,
 supervising it (`user_can_supervise`); a user who sees the table but may not
-change it is 403 with a sentence. The check runs before any service, so a
-refused request writes nothing.
+change it is 403 with a sentence. The check runs before any service writes, so
+a refused request writes nothing: before the service is called, or, for a
+tablet's step of a hand and a hand's start (`TableAPI.stepped`), on the record
+as the service's first round trip locks it, and the step rolls back.
 """
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission

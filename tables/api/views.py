@@ -7,7 +7,8 @@ exist, so no answer confirms what the user may not see) and the table it belongs
 to; refuse (403) a user who sees it but may not change things there (a user who
 may change things at a table sees it, so `TableAPI.get_object` first reads the
 record by id and keeps it when the permission passes; only a refused user needs
-the lookup that tells 404 from 403); read the
+the lookup that tells 404 from 403; a tablet's step of a hand checks the same
+permission on the hand as the step locks it, `HandViewSet.stepped`); read the
 `Idempotency-Key` header (400 without one) and the `X-Device` header; check the
 body's shape (400 naming the field); call one service; render the record. The
 services run everything in one transaction under the key, so a refusal at any
@@ -20,7 +21,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
@@ -103,6 +104,10 @@ HAND_REFUSALS = refusals(400, 401, 403, 409)
 READ_REFUSALS = refusals(401, 403)
 
 
+class NotAdmitted(Exception):
+    """A step's hand is not there, or its permission refused it (`HandViewSet.stepped`)."""
+
+
 def idempotency_key(request) -> str:
     key = request.headers.get("Idempotency-Key", "").strip()
     if not 1 <= len(key) <= MAX_KEY_LENGTH:
@@ -160,11 +165,34 @@ class TableAPI(GenericViewSet):
     lookup_value_converter = "int"
     table_path = "table"  # from the viewset's record to its table
     change_queryset: QuerySet | None = None  # a change's record by id (default: `queryset`)
+    stepped_as = ""  # the keyword `stepped` names its record by to a service
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         records = cls.queryset if cls.change_queryset is None else cls.change_queryset
         cls.record_by_id = Compiled(lambda pk: records.filter(pk=pk))
+        cls.record_model = records.model
+
+    def stepped(self, step, **arguments):
+        """`step(<record>=..., by=..., key=..., admit=..., **arguments)`, a service's step of the
+        record the URL names (`stepped_as`: a hand, or a table's start), with the permission
+        `get_object` checks checked on the record as the step locks it (`admit`, before the key's
+        claim is looked at, so a retry is refused as its first request would be), not on a read
+        before: the step's first round trip finds, locks and admits the record. No such record, or
+        a refusal, rolls the step back, and `get_object` answers it as for any change: 404 for a
+        record the user does not see, else 403 with the permission's reason."""
+        request, permissions = self.request, self.get_permissions()
+
+        def admit(record) -> None:
+            if record is None or not all(p.has_object_permission(request, self, record) for p in permissions):
+                raise NotAdmitted
+
+        key, record = idempotency_key(request), self.record_model(pk=self.kwargs[self.lookup_field])
+        try:
+            return step(**{self.stepped_as: record}, by=request.user, key=key, admit=admit, **arguments)
+        except NotAdmitted:
+            self.get_object()
+            raise PermissionDenied() from None  # refused under the lock, allowed a moment later
 
     def get_queryset(self):
         """Only records at the tables the user sees: `get_object` is 404 for any other."""
@@ -192,6 +220,7 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
 
     serializer_class = s.TableSerializer
     change_queryset = Table.objects.select_related("pit__casino")
+    stepped_as = "table"
 
     def get_queryset(self):
         return with_play(tables_visible_to(self.request.user))
@@ -259,9 +288,8 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     )
     @action(detail=True, methods=["post"])
     def hands(self, request, pk=None):
-        table, key = self.get_object(), idempotency_key(request)
         bets = parsed(s.HandStartSerializer, request)["bets"]
-        hand = hand_start(table=table, bets=bets, by=request.user, device=device(request), key=key)
+        hand = self.stepped(hand_start, bets=bets, device=device(request))
         return hand_response(hand, status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -351,6 +379,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     # A step reads the hand under its lock: before it, only what finds the table and its permission.
     change_queryset = Hand.objects.select_related("table").only("shoe", "table__name", "table__pit_id")
     serializer_class = s.HandScreenSerializer
+    stepped_as = "hand"
 
     def retrieve(self, request, pk=None):
         return hand_response(self.get_object())
@@ -363,9 +392,8 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def cards(self, request, pk=None):
-        hand, key = self.get_object(), idempotency_key(request)
         data = parsed(s.CardSerializer, request)
-        hand = hand_record_card(hand=hand, **data, by=request.user, device=device(request), key=key)
+        hand = self.stepped(hand_record_card, **data, device=device(request))
         return hand_response(hand, status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -376,16 +404,13 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def decisions(self, request, pk=None):
-        hand, key = self.get_object(), idempotency_key(request)
         decision = s.DecisionSerializer(data=request.data)
         decision.is_valid(raise_exception=True)
-        hand = hand_decide(
-            hand=hand,
+        hand = self.stepped(
+            hand_decide,
             action=decision.action,
-            by=request.user,
             device=device(request),
             expected_seq=decision.validated_data["expected_seq"],
-            key=key,
         )
         return hand_response(hand, status.HTTP_201_CREATED)
 
@@ -420,9 +445,8 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def settle(self, request, pk=None):
-        hand, key = self.get_object(), idempotency_key(request)
         seq = parsed(s.ExpectedSeqSerializer, request)["expected_seq"]
-        return hand_response(hand_settle(hand=hand, by=request.user, expected_seq=seq, key=key))
+        return hand_response(self.stepped(hand_settle, expected_seq=seq))
 
     @extend_schema(
         summary="Ask the pit to void the hand (a misdeal)",

@@ -13,6 +13,7 @@ from dataclasses import replace
 from functools import partial
 
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from casino.audit import audit_record
@@ -20,7 +21,15 @@ from casino.compiled import Compiled, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahead
+from ledger.chain import (
+    CHAIN_LOCKED,
+    CHAINS_LOCKED,
+    chain_append,
+    chain_extend,
+    chain_lock,
+    table_chain_name,
+    table_chain_named,
+)
 from ledger.models import Account, Chain
 from ledger.seals import seal
 from ledger.services import AccountKey, Line, account_opened, accounts_get, ledger_post
@@ -91,7 +100,15 @@ class RankRefused(HandError):
     """The dealer keyed a rank (1 to 10) the shoe can no longer hold: an integrity incident."""
 
 
-def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: str = "", key: str) -> Hand:
+def hand_start(
+    *,
+    table: Table,
+    bets: dict[int, int] | None = None,
+    by,
+    device: str = "",
+    key: str,
+    admit: Callable[[Table | None], None] | None = None,
+) -> Hand:
     """Start the table's next hand with the seated players.
 
     Rocket: `bets` maps each playing seat to its bet (multiples of 10 within
@@ -99,15 +116,23 @@ def hand_start(*, table: Table, bets: dict[int, int] | None = None, by, device: 
     games: every seated player plays; their chips in front are the stakes.
     Pairs: the players of the game in progress, with their scores (a player
     seated since waits for the next game); between games, every seated player
-    from 0. Locks the table row so two starts cannot race.
+    from 0. Locks the table row so two starts cannot race; `admit(table)`, given, sees the table
+    as locked before the key's claim is looked at, and may refuse the start (`hand_lock_ahead`).
     """
     request = {"op": "hand_start", "table": table.pk, "bets": {str(k): v for k, v in (bets or {}).items()}}
-    step, ahead = partial(_start, table.pk, bets or {}, by), partial(_start_ahead, table.pk)
+    step, ahead = partial(_start, table.pk, bets or {}, by), partial(_start_ahead, table.pk, admit)
     return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
 def hand_record_card(
-    *, hand: Hand, rank: int | None, by, device: str = "", expected_seq: int | None, key: str
+    *,
+    hand: Hand,
+    rank: int | None,
+    by,
+    device: str = "",
+    expected_seq: int | None,
+    key: str,
+    admit: Callable[[Hand | None], None] | None = None,
 ) -> Hand:
     """Record the card that left the shoe for whoever the rules say is due one.
 
@@ -121,15 +146,17 @@ def hand_record_card(
     """
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
-    ahead = partial(hand_lock_ahead, hand, with_shoe=True)
+    ahead = partial(hand_lock_ahead, hand.pk, with_shoe=True, admit=admit)
     try:
         return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
     except RankRefused as refusal:
-        # Recorded after the refused step rolled back: the refusal itself must stay on file.
+        # Recorded after the refused step rolled back: the refusal itself must stay on file. The
+        # hand is read again: the caller may know it by its id alone.
+        hand = Hand.objects.only("table", "shoe").get(pk=hand.pk)
         Incident.objects.create(
             kind=Incident.Kind.RANK_REFUSED,
-            table=hand.table,
-            shoe=hand.shoe,
+            table_id=hand.table_id,
+            shoe_id=hand.shoe_id,
             hand=hand,
             detail=refusal.message,
             by=by,
@@ -138,19 +165,31 @@ def hand_record_card(
         raise
 
 
-def hand_decide(*, hand: Hand, action: tuple, by, device: str = "", expected_seq: int, key: str) -> Hand:
+def hand_decide(
+    *,
+    hand: Hand,
+    action: tuple,
+    by,
+    device: str = "",
+    expected_seq: int,
+    key: str,
+    admit: Callable[[Hand | None], None] | None = None,
+) -> Hand:
     """Record the decision of the seat due to act, e.g. ("hit",) or ("take", 3)."""
     request = {"op": "decide", "hand": hand.pk, "action": list(action), "expected_seq": expected_seq}
     step = partial(_decide, hand.pk, tuple(action), by, device, key, expected_seq)
-    ahead = partial(hand_lock_ahead, hand)
+    ahead = partial(hand_lock_ahead, hand.pk, admit=admit)
     return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
-def hand_settle(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
+def hand_settle(
+    *, hand: Hand, by, expected_seq: int, key: str, admit: Callable[[Hand | None], None] | None = None
+) -> Hand:
     """Post a finished hand's settlement to the ledger and close the hand."""
     request = {"op": "settle", "hand": hand.pk, "expected_seq": expected_seq}
     step = partial(_settle, hand.pk, by, expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step, ahead=partial(hand_lock_ahead, hand))
+    ahead = partial(hand_lock_ahead, hand.pk, admit=admit)
+    return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
 
 
 def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> Hand:
@@ -166,7 +205,7 @@ def hand_settle_and_continue(*, hand: Hand, by, expected_seq: int, key: str) -> 
     """
     request = {"op": "settle_and_continue", "hand": hand.pk, "expected_seq": expected_seq}
     step = partial(_settle_and_continue, hand.pk, by, expected_seq)
-    return _step_once(key=key, request=request, by=by, step=step, ahead=partial(hand_lock_ahead, hand))
+    return _step_once(key=key, request=request, by=by, step=step, ahead=partial(hand_lock_ahead, hand.pk))
 
 
 def _step_once(
@@ -195,13 +234,35 @@ def _hand_locked(*locked: str) -> Compiled:
 HAND_LOCKED, HAND_AND_SHOE_LOCKED = _hand_locked("self"), _hand_locked("self", "shoe")
 
 
-def hand_lock_ahead(hand: Hand, *, with_shoe: bool = False) -> None:
+# A hand's table's chain locked, found from the hand's id: sent with the hand's lock, before the
+# hand, and so its table, has come back.
+CHAIN_OF_HAND_LOCKED = Compiled(
+    lambda hand: CHAINS_LOCKED.filter(
+        name=table_chain_named(Subquery(Hand.objects.filter(pk=hand).values("table_id")))
+    )
+)
+
+
+def hand_lock_ahead(
+    hand_id: int, *, with_shoe: bool = False, admit: Callable[[Hand | None], None] | None = None
+) -> None:
     """Send `lock_hand`'s reads ahead (`Compiled.ahead`, in the step's pipeline, with the key's
     claim), then the lock of the hand's table's chain: every step of a hand that sends this
-    appends to that chain, after the hand's lock and before any other (the ledger's accounts)."""
-    (HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED).ahead(hand.pk)
-    records_ahead(hand.pk)
-    chain_lock_ahead(hand.table_id)
+    appends to that chain, after the hand's lock and before any other (the ledger's accounts).
+
+    Then look at the locked hand as it came back (None: there is no such hand): the chain's lock
+    is kept for the step's `chain_lock` of its table, and `admit(hand)`, given, may refuse the
+    step by raising before the key's claim is looked at, so that a retry is refused as the first
+    request would be (the API's permission, checked on the hand as locked: no read before)."""
+    locked = HAND_AND_SHOE_LOCKED if with_shoe else HAND_LOCKED
+    locked.ahead(hand_id)
+    records_ahead(hand_id)
+    CHAIN_OF_HAND_LOCKED.ahead(hand_id)
+    found = locked.kept(hand_id)
+    if found:
+        CHAIN_OF_HAND_LOCKED.moved((hand_id,), CHAIN_LOCKED, (table_chain_name(found[0].table_id),))
+    if admit is not None:
+        admit(found[0] if found else None)
 
 
 def lock_hand(
@@ -258,11 +319,15 @@ LAST_SETTLED = Compiled(
 )
 
 
-def _start_ahead(table_id: int) -> None:
+def _start_ahead(table_id: int, admit: Callable[[Table | None], None] | None = None) -> None:
     """Send a start's first reads ahead (`Compiled.ahead`, with the key's claim): the table's lock,
-    then what `_start` reads under it before it writes anything these reads would see."""
+    then what `_start` reads under it before it writes anything these reads would see. Then
+    `admit`, given, sees the locked table as it came back (None: no such table)."""
     for compiled in (TABLE_LOCKED, LAST_COUNT, OPEN_HAND, SHOE_IN_PLAY, OPEN_SESSIONS, LAST_HAND):
         compiled.ahead(table_id)
+    if admit is not None:
+        found = TABLE_LOCKED.kept(table_id)
+        admit(found[0] if found else None)
 
 
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:

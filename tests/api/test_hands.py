@@ -1,9 +1,12 @@
 """Hands over the API: start, cards, decisions, settlement; stale screens and refusals."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ledger.models import Account, Transaction
-from tables.models import CardEvent, Decision, Hand, Incident
+from tables.models import CardEvent, Decision, Hand, IdempotentRequest, Incident, Shift
+from tables.services import shift_rotate
 
 from .conftest import records
 
@@ -180,6 +183,66 @@ def test_only_the_tables_dealer_deals_decides_settles_or_asks_for_a_void(who, st
     ]:
         assert client.change(path, body).status_code == status, path
     assert records() == before
+
+
+def test_a_step_reads_no_hand_before_the_keys_claim_and_locks_it_in_the_claims_round_trip(dealt, as_dana):
+    # issue 17: the permission is checked on the hand as the step locks it, not on a read before
+    with CaptureQueriesContext(connection) as captured:
+        assert decide(as_dana, dealt, "hit").status_code == 201
+    statements = [q["sql"] for q in captured]
+    claimed = 'INSERT INTO "tables_idempotentrequest"'
+    claim = next(at for at, sql in enumerate(statements) if sql.startswith(claimed))
+    assert not [sql for sql in statements[:claim] if '"tables_hand"' in sql]
+    assert 'FROM "tables_hand"' in statements[claim + 1]  # locked, where the database can
+
+
+def test_a_start_reads_no_table_before_the_keys_claim_and_locks_it_in_the_claims_round_trip(as_dana, rocket):
+    as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200, "player_name": "Ann"})
+    with CaptureQueriesContext(connection) as captured:
+        assert as_dana.change(f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 10}}).status_code == 201
+    statements = [q["sql"] for q in captured]
+    claimed = 'INSERT INTO "tables_idempotentrequest"'
+    claim = next(at for at, sql in enumerate(statements) if sql.startswith(claimed))
+    assert not [sql for sql in statements[:claim] if 'FROM "tables_table"' in sql]
+    assert statements[claim + 1].startswith('SELECT "tables_table"."id"')  # locked, where the database can
+
+
+def test_a_start_at_a_table_that_does_not_exist_is_404_and_claims_no_key(as_dana, rocket):
+    before, keys = records(), IdempotentRequest.objects.count()
+
+    response = as_dana.change(f"/api/tables/{rocket.pk + 1000}/hands/", {"bets": {"1": 10}})
+
+    assert response.status_code == 404
+    assert (records(), IdempotentRequest.objects.count()) == (before, keys)
+
+
+def test_a_dealer_moved_off_the_table_is_refused_a_retry_of_a_step_already_answered(
+    dealt, as_dana, rocket, blackstone, pete
+):
+    # given: a card answered under a key
+    hand = decide(as_dana, dealt, "hit").json()
+    body = {"rank": 4, "expected_seq": hand["seq"]}
+    assert as_dana.change(f"/api/hands/{hand['hand']}/cards/", body, key="card-4").status_code == 201
+
+    # when: the pit moves the dealer to another table, and the tablet retries the card
+    shift_rotate(shift=Shift.objects.get(user__username="dana", ended_at=None), table=blackstone, by=pete)
+    before = records()
+    retry = as_dana.change(f"/api/hands/{hand['hand']}/cards/", body, key="card-4")
+
+    # then: the retry is refused as a new request would be (the table is no longer hers to see)
+    assert retry.status_code == 404
+    assert records() == before
+
+
+@pytest.mark.parametrize("path", ["cards", "decisions", "settle"])
+def test_a_step_of_a_hand_that_does_not_exist_is_404_and_claims_no_key(path, as_dana, dealt):
+    before, keys = records(), IdempotentRequest.objects.count()
+
+    body = {"move": "hit", "expected_seq": 2}
+    response = as_dana.change(f"/api/hands/{dealt['hand'] + 1000}/{path}/", body)
+
+    assert response.status_code == 404
+    assert (records(), IdempotentRequest.objects.count()) == (before, keys)
 
 
 def test_an_auditor_reads_the_hand_and_another_dealer_does_not(dealt, as_ada, as_olga):

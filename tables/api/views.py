@@ -180,7 +180,9 @@ class TableAPI(GenericViewSet):
         claim is looked at, so a retry is refused as its first request would be), not on a read
         before: the step's first round trip finds, locks and admits the record. No such record, or
         a refusal, rolls the step back, and `get_object` answers it as for any change: 404 for a
-        record the user does not see, else 403 with the permission's reason."""
+        record the user does not see, else 403 with the permission's reason. For the services that
+        lock their record in their first round trip (`hand_lock_ahead`, a start's `_start_ahead`):
+        the tablet's every step; any other change reads its record first (`get_object`)."""
         request, permissions = self.request, self.get_permissions()
 
         def admit(record) -> None:

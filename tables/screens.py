@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from casino.compiled import Compiled
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
@@ -46,7 +44,7 @@ from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import pairs_forfeit_settlement, pairs_game_round, points_game_round
 from tables.services.rating_slips import Kind, slip_state, slips_open
-from tables.services.seating import SEATS_PER_GAME
+from tables.services.seating import SEATS_PER_GAME, seat_players_sent
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
@@ -63,7 +61,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     deck = shoe_deck(hand.shoe)
     game = hand_game(hand)
     sessions = {int(seat): session for seat, session in hand.sessions.items()}
-    names, chips = _names_and_chips(hand.table, sessions)
+    names, chips = _names_and_chips(hand, sessions)
     voided = hand.status == Hand.Status.VOIDED
     due = None if voided else game.next  # a voided hand waits for nothing: no seat is due or in
     extras = GAME_EXTRAS[hand.game](game, hand)
@@ -301,33 +299,15 @@ def _ending_name(ending: str) -> str:
 # Records in
 
 
-def _names_and_chips(table: Table, sessions: dict[int, int]) -> tuple[dict[int, str], dict[int, int]]:
-    """Seat number to the player's name, and to the chips in front (`_chips`), in one query: the
-    player accounts, each with its seat session's name (the session is the account's `ref`). A
-    seat whose account does not exist yet has no chips, and its name is read on its own."""
-    codes = {
-        account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
-    }
-    accounts = PLAYER_ACCOUNTS.all(*codes)
-    found = {codes[account.code]: (account.player_name, account.balance) for account in accounts}
-    missing = {sessions[seat]: seat for seat in sessions if seat not in found}
-    if missing:
-        for pk, player in SeatSession.objects.filter(pk__in=missing).values_list("pk", "player_name"):
-            found[missing[pk]] = (player, 0)
+def _names_and_chips(hand: Hand, sessions: dict[int, int]) -> tuple[dict[int, str], dict[int, int]]:
+    """Seat number to the player's name, and to the chips in front (`seat_players_sent`): as the
+    step that returned `hand` sent the read with its writes (`seat_players`), or read now."""
+    sent = hand.__dict__.pop("seat_players", None) or seat_players_sent(hand.table, sessions)
+    found = sent()
     return (
         {seat: found[seat][0] if seat in found else "" for seat in sessions},
         {seat: found[seat][1] if seat in found else 0 for seat in sessions},
     )
-
-
-# The player accounts of these codes, each with its player's name: read for every answer a tablet
-# gets, so compiled once (for each number of seats).
-PLAYER_ACCOUNTS = Compiled(
-    lambda *codes: Account.objects.filter(code__in=codes)
-    .annotate(player_name=Subquery(SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]))
-    .only("code", "balance"),
-    str,
-)
 
 
 def _chips(table: Table, sessions: dict[int, int]) -> dict[int, int]:

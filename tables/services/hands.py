@@ -72,7 +72,7 @@ from .engine import (
     unrevealed_after_last_take,
 )
 from .idempotency import run_once
-from .seating import OPEN_SESSIONS, open_sessions
+from .seating import OPEN_SESSIONS, open_sessions, seat_players_sent
 from .shoes import (
     shoe_card_rank,
     shoe_cards_left,
@@ -213,12 +213,16 @@ def _step_once(
 ) -> Hand:
     """Run a step of a hand once under `key`: the hand as the step left it, with the records it
     read and wrote (`hand_records`), or, on a retry, the hand read afresh. `ahead` sends the
-    step's first reads with the key's claim (`run_once`)."""
+    step's first reads with the key's claim (`run_once`); the read of its players' names and
+    chips for the answer (`hand.seat_players`) goes with its writes."""
     stepped: list[Hand] = []
 
     def work() -> dict:
-        stepped.append(step())
-        return {"hand": stepped[0].pk, "seq": stepped[0].seq, "status": stepped[0].status}
+        hand = step()
+        sessions = {int(seat): session for seat, session in hand.sessions.items()}
+        hand.seat_players = seat_players_sent(hand.table, sessions)
+        stepped.append(hand)
+        return {"hand": hand.pk, "seq": hand.seq, "status": hand.status}
 
     answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
     return stepped[0] if stepped else Hand.objects.select_related("table__pit", "shoe").get(pk=answer["hand"])

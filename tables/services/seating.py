@@ -7,8 +7,10 @@ chips the player really took, never reversed alone: that would put chips back
 on a seat whose player has gone.
 """
 
+from collections.abc import Callable
 from functools import partial
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from casino.compiled import Compiled
@@ -73,6 +75,37 @@ def player_account(session: SeatSession) -> Account:
 def open_sessions(table: Table) -> dict[int, SeatSession]:
     return {session.seat.number: session for session in OPEN_SESSIONS.all(table.pk)}
 
+
+def seat_players_sent(table: Table, sessions: dict[int, int]) -> Callable[[], dict[int, tuple[str, int]]]:
+    """Send the read of each seat's player's name and chips in front (seat number to seat session
+    id in `sessions`), in one query: the player accounts, each with its seat session's name (the
+    session is the account's `ref`). The function returned gives them by seat; a seat whose
+    account does not exist yet has no chips, and its name is read on its own then. Sent in a
+    step's `pipeline` after its writes, it comes back with them."""
+    codes = {
+        account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
+    }
+    sent = PLAYER_ACCOUNTS.send(*codes)
+
+    def players() -> dict[int, tuple[str, int]]:
+        found = {codes[account.code]: (account.player_name, account.balance) for account in sent()}
+        missing = {sessions[seat]: seat for seat in sessions if seat not in found}
+        if missing:
+            for pk, player in SeatSession.objects.filter(pk__in=missing).values_list("pk", "player_name"):
+                found[missing[pk]] = (player, 0)
+        return found
+
+    return players
+
+
+# The player accounts of these codes, each with its player's name: read for every answer a tablet
+# gets, so compiled once (for each number of seats).
+PLAYER_ACCOUNTS = Compiled(
+    lambda *codes: Account.objects.filter(code__in=codes)
+    .annotate(player_name=Subquery(SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]))
+    .only("code", "balance"),
+    str,
+)
 
 # Read on every hand's start: compiled once.
 OPEN_SESSIONS = Compiled(

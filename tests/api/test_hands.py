@@ -196,6 +196,25 @@ def test_a_step_reads_no_hand_before_the_keys_claim_and_locks_it_in_the_claims_r
     assert 'FROM "tables_hand"' in statements[claim + 1]  # locked, where the database can
 
 
+def test_a_steps_answer_reads_its_players_with_the_steps_writes_before_the_commit(as_dana, dealt):
+    # issue 17: the answer's names and chips come back with the step's writes, not in a round trip
+    # after the commit; the chips are the ones the step left (a settlement's pay-out included)
+    hand = dealt
+    for step, chips in [("hit", 190), (4, 190), (9, 190), ("settle", 209)]:
+        with CaptureQueriesContext(connection) as captured:
+            if step == "settle":
+                response = settle(as_dana, hand)
+            else:
+                response = decide(as_dana, hand, step) if step == "hit" else card(as_dana, hand, step)
+        hand = response.json()
+        statements = [q["sql"] for q in captured]
+        read = [at for at, sql in enumerate(statements) if '"ledger_account"' in sql and "player_name" in sql]
+        answered = 'UPDATE "tables_idempotentrequest"'
+        answer = next(at for at, sql in enumerate(statements) if sql.startswith(answered))
+        assert len(read) == 1 and read[0] < answer, step
+        assert (hand["seats"][0]["player"], hand["seats"][0]["chips"]) == ("Ann", chips)
+
+
 def test_a_start_reads_no_table_before_the_keys_claim_and_locks_it_in_the_claims_round_trip(as_dana, rocket):
     as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200, "player_name": "Ann"})
     with CaptureQueriesContext(connection) as captured:

@@ -15,13 +15,15 @@ services run everything in one transaction under the key, so a refusal at any
 step writes nothing, and a retry with the same key gets the first answer.
 """
 
+from collections.abc import Callable
+
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.views.decorators.debug import sensitive_variables
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
 from rest_framework.permissions import SAFE_METHODS, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.viewsets import GenericViewSet
@@ -173,25 +175,32 @@ class TableAPI(GenericViewSet):
         cls.record_by_id = Compiled(lambda pk: records.filter(pk=pk))
         cls.record_model = records.model
 
-    def stepped(self, step, **arguments):
-        """`step(<record>=..., by=..., key=..., admit=..., **arguments)`, a service's step of the
+    def stepped(self, step, arguments: Callable[[], dict]):
+        """`step(<record>=..., by=..., key=..., admit=..., **arguments())`, a service's step of the
         record the URL names (`stepped_as`: a hand, or a table's start), with the permission
         `get_object` checks checked on the record as the step locks it (`admit`, before the key's
         claim is looked at, so a retry is refused as its first request would be), not on a read
         before: the step's first round trip finds, locks and admits the record. No such record, or
         a refusal, rolls the step back, and `get_object` answers it as for any change: 404 for a
-        record the user does not see, else 403 with the permission's reason. For the services that
-        lock their record in their first round trip (`hand_lock_ahead`, a start's `_start_ahead`):
-        the tablet's every step; any other change reads its record first (`get_object`)."""
+        record the user does not see, else 403 with the permission's reason. A malformed request
+        (`arguments()` or the key refused) asks `get_object` first too, so those come before its
+        400, as for any change. For the services that lock their record in their first round trip
+        (`hand_lock_ahead`, a start's `_start_ahead`): the tablet's every step; any other change
+        reads its record first (`get_object`)."""
         request, permissions = self.request, self.get_permissions()
 
         def admit(record) -> None:
             if record is None or not all(p.has_object_permission(request, self, record) for p in permissions):
                 raise NotAdmitted
 
-        key, record = idempotency_key(request), self.record_model(pk=self.kwargs[self.lookup_field])
         try:
-            return step(**{self.stepped_as: record}, by=request.user, key=key, admit=admit, **arguments)
+            key, given = idempotency_key(request), arguments()
+        except APIException:  # a 400 (or a 415): the record's 404 or 403 first
+            self.get_object()
+            raise
+        record = self.record_model(pk=self.kwargs[self.lookup_field])
+        try:
+            return step(**{self.stepped_as: record}, by=request.user, key=key, admit=admit, **given)
         except NotAdmitted:
             self.get_object()
             raise PermissionDenied() from None  # refused under the lock, allowed a moment later
@@ -290,9 +299,10 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     )
     @action(detail=True, methods=["post"])
     def hands(self, request, pk=None):
-        bets = parsed(s.HandStartSerializer, request)["bets"]
-        hand = self.stepped(hand_start, bets=bets, device=device(request))
-        return hand_response(hand, status.HTTP_201_CREATED)
+        def arguments() -> dict:
+            return {"bets": parsed(s.HandStartSerializer, request)["bets"], "device": device(request)}
+
+        return hand_response(self.stepped(hand_start, arguments), status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="A card read by a card-reading shoe: recorded on the table's open hand",
@@ -394,9 +404,10 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def cards(self, request, pk=None):
-        data = parsed(s.CardSerializer, request)
-        hand = self.stepped(hand_record_card, **data, device=device(request))
-        return hand_response(hand, status.HTTP_201_CREATED)
+        def arguments() -> dict:
+            return {**parsed(s.CardSerializer, request), "device": device(request)}
+
+        return hand_response(self.stepped(hand_record_card, arguments), status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Record the decision of the seat due to act",
@@ -406,15 +417,13 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def decisions(self, request, pk=None):
-        decision = s.DecisionSerializer(data=request.data)
-        decision.is_valid(raise_exception=True)
-        hand = self.stepped(
-            hand_decide,
-            action=decision.action,
-            device=device(request),
-            expected_seq=decision.validated_data["expected_seq"],
-        )
-        return hand_response(hand, status.HTTP_201_CREATED)
+        def arguments() -> dict:
+            decision = s.DecisionSerializer(data=request.data)
+            decision.is_valid(raise_exception=True)
+            seq = decision.validated_data["expected_seq"]
+            return {"action": decision.action, "device": device(request), "expected_seq": seq}
+
+        return hand_response(self.stepped(hand_decide, arguments), status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Correct the hand's last card, mis-keyed, with a pit manager's signature",
@@ -447,8 +456,10 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     )
     @action(detail=True, methods=["post"])
     def settle(self, request, pk=None):
-        seq = parsed(s.ExpectedSeqSerializer, request)["expected_seq"]
-        return hand_response(self.stepped(hand_settle, expected_seq=seq))
+        def arguments() -> dict:
+            return {"expected_seq": parsed(s.ExpectedSeqSerializer, request)["expected_seq"]}
+
+        return hand_response(self.stepped(hand_settle, arguments))
 
     @extend_schema(
         summary="Ask the pit to void the hand (a misdeal)",

@@ -44,7 +44,7 @@ from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import pairs_forfeit_settlement, pairs_game_round, points_game_round
 from tables.services.rating_slips import Kind, slip_state, slips_open
-from tables.services.seating import SEATS_PER_GAME, seat_players_sent
+from tables.services.seating import SEATS_PER_GAME, hand_players_sent
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
@@ -60,8 +60,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     cards, approvals, recycled = hand.card_list, hand.approval_list, hand.recycle_list
     deck = shoe_deck(hand.shoe)
     game = hand_game(hand)
-    sessions = {int(seat): session for seat, session in hand.sessions.items()}
-    names, chips = _names_and_chips(hand, sessions)
+    names, chips = _names_and_chips(hand)
     voided = hand.status == Hand.Status.VOIDED
     due = None if voided else game.next  # a voided hand waits for nothing: no seat is due or in
     extras = GAME_EXTRAS[hand.game](game, hand)
@@ -299,14 +298,14 @@ def _ending_name(ending: str) -> str:
 # Records in
 
 
-def _names_and_chips(hand: Hand, sessions: dict[int, int]) -> tuple[dict[int, str], dict[int, int]]:
-    """Seat number to the player's name, and to the chips in front (`seat_players_sent`): as the
-    step that returned `hand` sent the read with its writes (`seat_players`), or read now."""
-    sent = hand.__dict__.pop("seat_players", None) or seat_players_sent(hand.table, sessions)
-    found = sent()
+def _names_and_chips(hand: Hand) -> tuple[dict[int, str], dict[int, int]]:
+    """Seat number to the player's name, and to the chips in front (`hand_players_sent`): as the
+    step that returned `hand` sent the read with its writes (`players_sent`), or read now."""
+    found = (hand.__dict__.pop("players_sent", None) or hand_players_sent(hand))()
+    seats = [int(seat) for seat in hand.sessions]
     return (
-        {seat: found[seat][0] if seat in found else "" for seat in sessions},
-        {seat: found[seat][1] if seat in found else 0 for seat in sessions},
+        {seat: found[seat][0] if seat in found else "" for seat in seats},
+        {seat: found[seat][1] if seat in found else 0 for seat in seats},
     )
 
 

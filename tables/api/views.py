@@ -8,7 +8,7 @@ to; refuse (403) a user who sees it but may not change things there (a user who
 may change things at a table sees it, so `TableAPI.get_object` first reads the
 record by id and keeps it when the permission passes; only a refused user needs
 the lookup that tells 404 from 403; a tablet's step of a hand checks the same
-permission on the hand as the step locks it, `HandViewSet.stepped`); read the
+permission on the hand or table as the step locks it, `TableAPI.stepped`); read the
 `Idempotency-Key` header (400 without one) and the `X-Device` header; check the
 body's shape (400 naming the field); call one service; render the record. The
 services run everything in one transaction under the key, so a refusal at any
@@ -107,7 +107,7 @@ READ_REFUSALS = refusals(401, 403)
 
 
 class NotAdmitted(Exception):
-    """A step's hand is not there, or its permission refused it (`HandViewSet.stepped`)."""
+    """A step's record is not there, or its permission refused it (`TableAPI.stepped`)."""
 
 
 def idempotency_key(request) -> str:

@@ -72,7 +72,7 @@ from .engine import (
     unrevealed_after_last_take,
 )
 from .idempotency import run_once
-from .seating import OPEN_SESSIONS, open_sessions, seat_players_sent
+from .seating import OPEN_SESSIONS, hand_players_sent, open_sessions
 from .shoes import (
     shoe_card_rank,
     shoe_cards_left,
@@ -214,13 +214,12 @@ def _step_once(
     """Run a step of a hand once under `key`: the hand as the step left it, with the records it
     read and wrote (`hand_records`), or, on a retry, the hand read afresh. `ahead` sends the
     step's first reads with the key's claim (`run_once`); the read of its players' names and
-    chips for the answer (`hand.seat_players`) goes with its writes."""
+    chips for the answer (`hand.players_sent`) goes with its writes."""
     stepped: list[Hand] = []
 
     def work() -> dict:
         hand = step()
-        sessions = {int(seat): session for seat, session in hand.sessions.items()}
-        hand.seat_players = seat_players_sent(hand.table, sessions)
+        hand.players_sent = hand_players_sent(hand)
         stepped.append(hand)
         return {"hand": hand.pk, "seq": hand.seq, "status": hand.status}
 

@@ -76,14 +76,16 @@ def open_sessions(table: Table) -> dict[int, SeatSession]:
     return {session.seat.number: session for session in OPEN_SESSIONS.all(table.pk)}
 
 
-def seat_players_sent(table: Table, sessions: dict[int, int]) -> Callable[[], dict[int, tuple[str, int]]]:
-    """Send the read of each seat's player's name and chips in front (seat number to seat session
-    id in `sessions`), in one query: the player accounts, each with its seat session's name (the
-    session is the account's `ref`). The function returned gives them by seat; a seat whose
-    account does not exist yet has no chips, and its name is read on its own then. Sent in a
-    step's `pipeline` after its writes, it comes back with them."""
+def hand_players_sent(hand: Hand) -> Callable[[], dict[int, tuple[str, int]]]:
+    """Send the read of the name and chips in front of each player of `hand`, in one query: the
+    player accounts, each with its seat session's name (the session is the account's `ref`). The
+    function returned gives them by seat; a seat whose account does not exist yet has no chips,
+    and its name is read on its own then. Sent in a step's `pipeline` after its writes, it comes
+    back with them."""
+    sessions = {int(seat): session for seat, session in hand.sessions.items()}
     codes = {
-        account_code(kind=Account.Kind.PLAYER, table=table, ref=ref): seat for seat, ref in sessions.items()
+        account_code(kind=Account.Kind.PLAYER, table=hand.table, ref=ref): seat
+        for seat, ref in sessions.items()
     }
     sent = PLAYER_ACCOUNTS.send(*codes)
 

@@ -90,7 +90,7 @@ def hand_players_sent(hand: Hand) -> Callable[[], dict[int, tuple[str, int]]]:
     sent = PLAYER_ACCOUNTS.send(*codes)
 
     def players() -> dict[int, tuple[str, int]]:
-        found = {codes[account.code]: (account.player_name, account.balance) for account in sent()}
+        found = {codes[code]: (name, balance) for code, balance, name in sent()}
         missing = {sessions[seat]: seat for seat in sessions if seat not in found}
         if missing:
             for pk, player in SeatSession.objects.filter(pk__in=missing).values_list("pk", "player_name"):
@@ -101,11 +101,11 @@ def hand_players_sent(hand: Hand) -> Callable[[], dict[int, tuple[str, int]]]:
 
 
 # The player accounts of these codes, each with its player's name: read for every answer a tablet
-# gets, so compiled once (for each number of seats).
+# gets, so compiled once (for each number of seats), as tuples (no model instance is needed).
 PLAYER_ACCOUNTS = Compiled(
     lambda *codes: Account.objects.filter(code__in=codes)
     .annotate(player_name=Subquery(SeatSession.objects.filter(pk=OuterRef("ref")).values("player_name")[:1]))
-    .only("code", "balance"),
+    .values_list("code", "balance", "player_name"),  # in the order of the SELECT (`Compiled`)
     str,
 )
 

@@ -47,6 +47,7 @@ STATISTICS = (
     "rake_over_pots",
 )
 FINDING = ("section", "where", "problem", "link")
+BACK_ENTERED = "hands dealt on paper while the system was down and entered afterwards"
 MASTER_GAME = (
     "opener",
     "fills",
@@ -85,6 +86,8 @@ def report_rows(report: Report) -> list[list[str]]:
         for group in [*result.get("groups", []), result.get("totals")]:
             if group:
                 rows.append([_cell(group.get(name)) for name in HOUSE_EDGE])
+        if result.get("back_entered"):  # as the page says it: these hands' cards were keyed from a sheet
+            rows.append(["back_entered", str(result["back_entered"]), BACK_ENTERED])
         return rows
     if report.kind == Report.Kind.STATISTICS:
         rows = [["scope", "name", "period", *STATISTICS]]

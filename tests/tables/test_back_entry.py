@@ -10,6 +10,8 @@ from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from ledger.models import Account, Posting, Transaction
 from ledger.services import account_get
+from reports.exports import BACK_ENTERED, report_rows
+from reports.models import Report
 from reports.periods import today
 from reports.services.house_edge import house_edge_report
 from tables.models import BackEntry, CardEvent, Decision, Hand, IdempotentRequest, Incident, SeatSession
@@ -305,3 +307,5 @@ def test_the_house_edge_report_counts_the_back_entered_hands(pairs_down, pete):
     result = house_edge_report(params=params, progress=lambda *_: None)
 
     assert result["back_entered"] == 2 and result["totals"]["hands"] == 2
+    rows = report_rows(Report(kind=Report.Kind.HOUSE_EDGE, params=params, result=result))
+    assert rows[-1] == ["back_entered", "2", BACK_ENTERED]

@@ -1043,11 +1043,12 @@ class PlayerRules(models.Model):
         return f"{self.casino}: log from {self.logging_threshold}, report past {self.reporting_threshold}"
 
 
-class CashIn(AppendOnly):
+class CashIn(Sealed, AppendOnly):
     """One cash buy-in, attributed: to a player, or to the seat's description of an unidentified
     one. `cents` is its value in the house currency (units x the table's chip value), `day` its
     gaming day; `logged` puts it in the multiple-transaction log (at least the logging threshold
-    when it was made). Written with the buy-in's ledger transaction, never changed."""
+    when it was made). Written with the buy-in's ledger transaction, never changed, and sealed in
+    the table's chain: the log and the currency transaction reports count it by player and day."""
 
     session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="cash_ins")
     player = models.ForeignKey(
@@ -1068,6 +1069,20 @@ class CashIn(AppendOnly):
     def __str__(self):
         return f"{self.day} {self.player or self.description or 'unidentified'}: {self.currency}"
 
+    def seal_content(self) -> dict:
+        return {
+            "session": self.session_id,
+            "player": self.player_id,
+            "description": self.description,
+            "transaction": _uuid_text(self.transaction_id),
+            "units": self.units,
+            "cents": self.cents,
+            "day": self.day.isoformat(),
+            "logged": self.logged,
+            "by": self.by_id,
+            "at": utc_iso(self.at),
+        }
+
     @property
     def currency(self) -> Decimal:
         return currency(self.cents)
@@ -1078,10 +1093,10 @@ def currency(cents: int) -> Decimal:
     return (Decimal(cents) / 100).quantize(Decimal("0.01"))
 
 
-class Comp(AppendOnly):
+class Comp(Sealed, AppendOnly):
     """A comp a pit manager gave a player (a meal, a room...), in cents of the house currency,
     against the player's budget (`PlayerRules.comp_share`). Never changed: a comp taken back is a
-    note for the auditors, not an edit."""
+    note for the auditors, not an edit. Sealed in the casino's chain when given."""
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="comps")
     cents = models.PositiveBigIntegerField()
@@ -1091,6 +1106,15 @@ class Comp(AppendOnly):
 
     def __str__(self):
         return f"{self.player}: {self.currency} ({self.reason})"
+
+    def seal_content(self) -> dict:
+        return {
+            "player": self.player_id,
+            "cents": self.cents,
+            "reason": self.reason,
+            "by": self.by_id,
+            "at": utc_iso(self.at),
+        }
 
     @property
     def currency(self) -> Decimal:

@@ -22,9 +22,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
-from casino.compiled import Compiled, after_sync, insert_sent
+from casino.compiled import Compiled, after_sync, insert_sent, pipeline
 from casino.errors import DomainError
 from casino.models import AuditEvent
+from ledger.seals import seal
 from reports.periods import gaming_day
 from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
 
@@ -179,6 +180,7 @@ def comp_issue(*, player: Player, cents: int, reason: str, by) -> Comp:
     if cents > budget:
         raise PlayerError(f"{player.name}'s comp budget is {Decimal(budget) / 100:.2f}; this comp is more.")
     comp = Comp.objects.create(player=player, cents=cents, reason=reason.strip(), by=by)
+    seal(comp, casino=player.casino, event="given")  # the player's lock first, then the chain's
     audit_record(action=AuditEvent.Action.COMP, user=by, player=player.pk, cents=cents, reason=comp.reason)
     return comp
 
@@ -244,6 +246,10 @@ def cash_in_record(
         at=at,
     )
     after_sync(insert_sent(cash_in))  # inserted with the step's other writes; its id when they return
+    # Sealed once it has its id, after the step's writes came back (the seal's hash covers the
+    # id), in the table's chain: its lock, held since the ledger's post, is read again, as later
+    # writes of the step may have moved its head. Three statements more than an unsealed one.
+    after_sync(lambda: _seal_cash_in(cash_in, table))
     if crossed:
         Incident.objects.create(
             kind=Incident.Kind.CASH_REPORT,
@@ -254,6 +260,11 @@ def cash_in_record(
             at=at,
         )
     return cash_in
+
+
+def _seal_cash_in(cash_in: CashIn, table: Table) -> None:
+    with pipeline():  # the seal's insert and the chain's head in one round trip
+        seal(cash_in, table=table, event="recorded")
 
 
 def _records_of(player: Player) -> list[int]:

@@ -16,7 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
-from tables.models import ApprovalRequest, Hand, Signature, Slip, TableCount
+from tables.models import ApprovalRequest, CashIn, Comp, Hand, Signature, Slip, TableCount
 from tables.services import (
     SignatureGiven,
     approval_decide,
@@ -26,11 +26,13 @@ from tables.services import (
     hand_settle,
     hand_start,
     hand_void_request,
+    seat_open,
     shift_start,
     shoe_start,
     slip_void,
     table_count,
 )
+from tables.services.players import comp_issue, player_create
 from tables.services.slips import slip_issue
 from tests.tables.conftest import play, seat
 
@@ -72,7 +74,9 @@ class Floor:
         table.payout_approval_threshold = 100
         table.save(update_fields=["payout_approval_threshold"])
         shoe_start(table=table, decks=8, by=pete, key=key())
-        seat(table, 1, 600, dana), seat(table, 2, 200, dana)
+        self.ann = player_create(casino=table.pit.casino, name="Ann Smith", card_number="1001", by=pete)
+        seat_open(table=table, seat=1, buy_in=600, card_number="1001", by=dana, key=key())
+        seat(table, 2, 200, dana)
         # Seat 1 hits a 4, seat 2 folds (30), the dealer pairs 9s (pays seat 1 18): 18 is no large payout.
         self.settled = self.hand({1: 20, 2: 50}, [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
         # The dealer pairs 9s again: 450 to seat 1 waits for the pit, which says no, then voids the hand.
@@ -83,6 +87,8 @@ class Floor:
                                  expected_seq=self.voided.seq + 1, key=key())
         approval_decide(request=void, by=pete, approve=True, key=key())
         self.started = hand_start(table=table, bets={2: 10}, by=dana, key=key())
+        self.comp = comp_issue(player=self.ann, cents=10, reason="coffee", by=pete)
+        self.cash_in = CashIn.objects.get(player=self.ann)
 
     def hand(self, bets, cards, decisions, dana) -> Hand:
         hand = play(hand_start(table=self.count.table, bets=bets, by=dana, key=key()), cards, decisions, dana)
@@ -150,11 +156,23 @@ def test_every_sealed_record_verifies_against_its_latest_seal(floor):
 
     assert result.clean, [str(finding) for finding in result.findings]
     records = sum(model.objects.count() for model in sealed_models())
-    # requests, slips, count, signatures, hands, and the drop box the opening count attached
-    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1
+    # requests, slips, count, signatures, hands, the drop box the opening count attached, the two
+    # seats' cash-ins and the comp
+    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1
     assert {model._meta.label for model in sealed_models()} >= {
-        "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand"
+        "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand",
+        "tables.CashIn", "tables.Comp",
     }
+
+
+def test_a_cash_in_is_sealed_in_its_tables_chain_and_a_comp_in_its_casinos(floor, open_table):
+    assert (latest_seal(floor.cash_in).event, latest_seal(floor.cash_in).chain.name) == (
+        "recorded", f"table:{open_table.pk}"
+    )
+    assert latest_seal(floor.cash_in).figures["player"] == floor.ann.pk
+    assert (latest_seal(floor.comp).event, latest_seal(floor.comp).chain.name) == (
+        "given", f"casino:{open_table.pit.casino_id}"
+    )
 
 
 def test_each_write_of_a_slips_figures_is_sealed_in_the_tables_chain(floor, open_table):
@@ -388,6 +406,52 @@ def test_an_inserted_count_is_named(floor):
 
     assert not ok
     assert inserted(lines, TableCount, forged)
+
+
+# --- Cash-ins and comps: append-only, and sealed ---------------------------------------------
+
+
+@pytest.mark.parametrize(("sql", "problem"), [
+    ("UPDATE tables_cashin SET player_id = NULL, description = 'red tie' WHERE id = %s",
+     'description is "red tie", sealed ""'),
+    ("UPDATE tables_cashin SET cents = 50000, units = 500 WHERE id = %s", "cents is 50000, sealed 60000"),
+    ("UPDATE tables_cashin SET logged = %s WHERE id = %s", "logged is true, sealed false"),
+])
+def test_a_cash_in_edited_by_the_owner_is_named(floor, protection_lifted, sql, problem):
+    assert not floor.cash_in.logged  # under the logging threshold
+    params = [True, floor.cash_in.pk] if "logged" in sql else [floor.cash_in.pk]
+    with protection_lifted("tables_cashin"):
+        execute(sql, params)
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, floor.cash_in, f"its figures differ from its seal (recorded): {problem}")
+
+
+def test_a_comp_edited_by_the_owner_is_named(floor, protection_lifted):
+    with protection_lifted("tables_comp"):
+        execute("UPDATE tables_comp SET cents = 1 WHERE id = %s", [floor.comp.pk])
+
+    ok, lines = verify()
+
+    problem = "its figures differ from its seal (given): cents is 1, sealed 10"
+    assert not ok and named(lines, floor.comp, problem)
+
+
+@pytest.mark.parametrize(("model", "record", "overrides"), [
+    (CashIn, "cash_in", {"cents": 1}),
+    (Comp, "comp", {"cents": 5, "reason": "dinner"}),
+])
+def test_an_inserted_cash_in_or_comp_is_named(floor, model, record, overrides):
+    if model is CashIn:  # one cash-in a ledger transaction: another's, as the database keeps its id
+        field, other = CashIn._meta.get_field("transaction"), floor.slip(floor.fill).transaction_id
+        overrides["transaction_id"] = field.get_db_prep_value(other, connection)
+    forged = copy_row(model, getattr(floor, record).pk, **overrides)
+
+    ok, lines = verify()
+
+    assert not ok
+    assert inserted(lines, model, forged)
 
 
 @pytest.mark.parametrize(("sql", "problem"), [

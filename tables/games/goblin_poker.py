@@ -22,17 +22,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
-from .cards import RANKS, Hand, LowCard, Shoe
+from .base import SEAT, Action, CardDue, DecisionDue, Finished, Move
+from .cards import RANKS, Hand, Shoe
 from .errors import IllegalAction
 from .secret_hands import (
     IN_FLIGHT,
-    Purse,
+    SecretHandGame,
     SecretOptions,
-    check_table,
     clockwise_from,
     deal_order,
-    hands_for,
     lowest_in_play,
 )
 
@@ -64,27 +62,17 @@ def stack_key(stack) -> tuple[int, ...]:
     return (*sorted(stack), NO_CARD)
 
 
-class GoblinPoker(Game):
+class GoblinPoker(SecretHandGame):
     """Goblin Poker for 3 to 8 players; `stakes` are the chips in front of each seat."""
 
     name = "goblin_poker"
+    players = (MIN_PLAYERS, MAX_PLAYERS)
     Options = GoblinPokerOptions
 
     def __init__(self, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state):
-        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe)
-        if state:
-            raise IllegalAction(f"Goblin Poker takes no game state such as {', '.join(sorted(state))}.")
-        check_table(self, MIN_PLAYERS, MAX_PLAYERS, self.options.ante)
-        self.purse = Purse(self)
-        for seat in self.seats:
-            self.purse.pay(seat, self.options.ante, "ante")
-        self.hands = hands_for(self.seats)
-        self.stacks: dict[int, list[int]] = {seat: [] for seat in self.seats}
+        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe, **state)
         self.to_deal = deal_order(self.seats, HAND_SIZE, self.options.deal)
         self.chosen: dict[int, int] = {}
-        self.low = LowCard(self.seats, self.stacks)
-        self.live = list(self.seats)
-        self.out: dict[int, str] = {}
         self.rounds = 0
         self.to_act: list[int] = []  # this round's players yet to pitch or fold, in turn
         self.pile = Hand()  # the pitched cards, face down

@@ -16,17 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
-from .cards import LowCard, Shoe
+from .base import SEAT, Action, CardDue, DecisionDue, Finished, Move
+from .cards import Shoe
 from .errors import IllegalAction
 from .secret_hands import (
     IN_FLIGHT,
-    Purse,
+    SecretHandGame,
     SecretOptions,
-    check_table,
     clockwise_from,
     deal_order,
-    hands_for,
     lowest_in_play,
 )
 
@@ -51,27 +49,17 @@ class HawthornOptions(SecretOptions):
             raise IllegalAction(f"empty_hand is one of {', '.join(EMPTY_HAND)}, not {self.empty_hand!r}.")
 
 
-class Hawthorn(Game):
+class Hawthorn(SecretHandGame):
     """Hawthorn for 2 to 6 players; `stakes` are the chips in front of each seat."""
 
     name = "hawthorn"
+    players = (MIN_PLAYERS, MAX_PLAYERS)
     Options = HawthornOptions
 
     def __init__(self, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state):
-        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe)
-        if state:
-            raise IllegalAction(f"Hawthorn takes no game state such as {', '.join(sorted(state))}.")
-        check_table(self, MIN_PLAYERS, MAX_PLAYERS, self.options.ante)
-        self.purse = Purse(self)
-        for seat in self.seats:
-            self.purse.pay(seat, self.options.ante, "ante")
-        self.hands = hands_for(self.seats)
-        self.stacks: dict[int, list[int]] = {seat: [] for seat in self.seats}
+        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe, **state)
         self.to_deal = deal_order(self.seats, HAND_SIZE, self.options.deal)
         self.chosen: dict[int, int] = {}
-        self.low = LowCard(self.seats, self.stacks)
-        self.live = list(self.seats)
-        self.out: dict[int, str] = {}
         self.button: int | None = None
         self.round = DECK
         self.turn: int | None = None

@@ -28,16 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
-from .cards import LowCard, Shoe
+from .base import SEAT, Action, CardDue, DecisionDue, Finished, Move
+from .cards import Shoe
 from .errors import IllegalAction
 from .secret_hands import (
     IN_FLIGHT,
-    Purse,
+    SecretHandGame,
     SecretOptions,
-    check_table,
     clockwise_from,
-    hands_for,
     lowest_in_play,
 )
 
@@ -54,26 +52,16 @@ class RegentOptions(SecretOptions):
     ante: int = 0
 
 
-class Regent(Game):
+class Regent(SecretHandGame):
     """Regent for 2 (one round) or 3 to 6 players (until one is left); `stakes` are chips."""
 
     name = "regent"
+    players = (MIN_PLAYERS, MAX_PLAYERS)
     Options = RegentOptions
 
     def __init__(self, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state):
-        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe)
-        if state:
-            raise IllegalAction(f"Regent takes no game state such as {', '.join(sorted(state))}.")
-        check_table(self, MIN_PLAYERS, MAX_PLAYERS, self.options.ante)
-        self.purse = Purse(self)
-        for seat in self.seats:
-            self.purse.pay(seat, self.options.ante, "ante")
-        self.hands = hands_for(self.seats)
-        self.stacks: dict[int, list[int]] = {seat: [] for seat in self.seats}
+        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe, **state)
         self.to_deal = [seat for _ in range(DOWN_CARDS) for seat in self.seats]
-        self.low = LowCard(self.seats, self.stacks)
-        self.live = list(self.seats)
-        self.out: dict[int, str] = {}
         self.turn: int | None = None
         self.card_due: tuple[str, int] | None = None  # ("draw", seat) or ("attack", target)
         self._finished: Finished | None = None

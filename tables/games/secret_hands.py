@@ -11,9 +11,10 @@ of them (table stakes): the rest is a shortfall recorded on the hand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from .base import Entry, Settlement
-from .cards import Hand
+from .base import Entry, Game, Settlement
+from .cards import Hand, LowCard, Shoe
 from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
@@ -71,6 +72,30 @@ def check_table(game, low: int, high: int, ante: int) -> None:
             raise IllegalAction(f"Seat {seat} cannot sit in: {needs} and it has {chips!r}.")
     if not is_units(game.carry_in) or game.carry_in < 0:
         raise IllegalAction(f"The pot carried in must be a whole number of units, not {game.carry_in!r}.")
+
+
+class SecretHandGame(Game):
+    """How Hawthorn, Goblin Poker, Regent and Troll Guts start: no game state carried in, the
+    table checked (`players`: the fewest and the most), every player's ante in the pot, an empty
+    hand and face-up stack each, the low card still to find, every player live and none out. Each
+    game then sets its own deal and the rest of its state."""
+
+    players: ClassVar[tuple[int, int]]
+
+    def __init__(self, seats, stakes, options=None, carry: int = 0, shoe: Shoe | None = None, **state):
+        super().__init__(seats, stakes, options=options, carry=carry, shoe=shoe)
+        if state:
+            title = self.name.replace("_", " ").title()
+            raise IllegalAction(f"{title} takes no game state such as {', '.join(sorted(state))}.")
+        check_table(self, *self.players, self.options.ante)
+        self.purse = Purse(self)
+        for seat in self.seats:
+            self.purse.pay(seat, self.options.ante, "ante")
+        self.hands = hands_for(self.seats)
+        self.stacks: dict[int, list[int]] = {seat: [] for seat in self.seats}
+        self.low = LowCard(self.seats, self.stacks)
+        self.live = list(self.seats)
+        self.out: dict[int, str] = {}
 
 
 class Purse:

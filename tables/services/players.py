@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
-from casino.compiled import Compiled, after_sync, insert_sent, pipeline
+from casino.compiled import Compiled, insert_returning
 from casino.errors import DomainError
 from casino.models import AuditEvent
 from ledger.seals import seal
@@ -227,9 +227,9 @@ def cash_in_check(
 def cash_in_record(
     *, session: SeatSession, units: int, ledger_transaction, crossed: bool, rules: PlayerRules, at, by
 ) -> CashIn:
-    """Record a cash buy-in (and, when it crossed the casino's reporting threshold, tell the pit).
-    Inside a `pipeline` the cash-in goes with the step's other writes and has its id once they
-    come back."""
+    """Record a cash buy-in, sealed in the table's chain (and, when it crossed the casino's
+    reporting threshold, tell the pit). `ledger_transaction` is the buy-in's, just posted: its
+    chain is the table's, as the post left it."""
     table = session.seat.table
     cents = cents_of(units, table)
     player = session.player.resolved() if session.player_id else None
@@ -245,11 +245,11 @@ def cash_in_record(
         by=by,
         at=at,
     )
-    after_sync(insert_sent(cash_in))  # inserted with the step's other writes; its id when they return
-    # Sealed once it has its id, after the step's writes came back (the seal's hash covers the
-    # id), in the table's chain: its lock, held since the ledger's post, is read again, as later
-    # writes of the step may have moved its head. Three statements more than an unsealed one.
-    after_sync(lambda: _seal_cash_in(cash_in, table))
+    # Its id at once (in a `pipeline`, the step's writes so far travel with it: a round trip more),
+    # as the seal's hash covers it; sealed next to its ledger transaction, under the chain's lock
+    # the post took.
+    insert_returning(cash_in)
+    seal(cash_in, chain=ledger_transaction.chain, event="recorded")
     if crossed:
         Incident.objects.create(
             kind=Incident.Kind.CASH_REPORT,
@@ -260,11 +260,6 @@ def cash_in_record(
             at=at,
         )
     return cash_in
-
-
-def _seal_cash_in(cash_in: CashIn, table: Table) -> None:
-    with pipeline():  # the seal's insert and the chain's head in one round trip
-        seal(cash_in, table=table, event="recorded")
 
 
 def _records_of(player: Player) -> list[int]:

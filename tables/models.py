@@ -1363,11 +1363,12 @@ class HeldQueue(AppendOnly):
         return f"{self.table} hand {self.hand.number}: {len(self.steps)} steps held"
 
 
-class BackEntry(AppendOnly):
+class BackEntry(Sealed, AppendOnly):
     """A hand dealt on paper while the system was down, entered afterwards by the pit
     (tables/services/back_entry.py): why, who entered it, and the second person who signed for it
     (a fresh password or PIN, as on a card correction). The hand's own records (cards, decisions,
-    postings) are those of any hand; this row is what marks it "back-entered"."""
+    postings) are those of any hand; this row is what marks it "back-entered", which the house-edge
+    report counts: sealed in the table's chain when written."""
 
     hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="back_entry")
     reason = models.TextField()
@@ -1385,3 +1386,15 @@ class BackEntry(AppendOnly):
 
     def __str__(self):
         return f"{self.hand}: back-entered"
+
+    def seal_content(self) -> dict:
+        return {
+            "hand": self.hand_id,
+            "reason": self.reason,
+            "by": self.by_id,
+            "signed_by": self.signed_by_id,
+            "signed_as": self.signed_as,
+            "method": self.method,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }

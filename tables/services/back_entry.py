@@ -14,6 +14,7 @@ from functools import partial
 from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
+from ledger.seals import seal
 from tables.models import BackEntry, Game, Hand, Table
 from tables.selectors import user_can_supervise
 
@@ -80,10 +81,11 @@ def _back_enter(table, bets, steps, reason, signer, signed_as, by, device, key) 
     rounds = _rounds(table, steps)
     hands = [_replayed(table, bets, sheet, by, device, f"{key}:{n}") for n, sheet in enumerate(rounds, 1)]
     for hand in hands:
-        BackEntry.objects.create(
+        entry = BackEntry.objects.create(
             hand=hand, reason=reason.strip(), by=by, signed_by=signed_by, signed_as=signed_as, method=method,
             device=device,
         )
+        seal(entry, table=table, event="entered")
     audit_record(
         action=AuditEvent.Action.BACK_ENTRY,
         user=by,

@@ -4,11 +4,13 @@
 import re
 
 import pytest
+from django.db import connection
 
 from casino.errors import NotAllowed
 from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
-from ledger.models import Account, Posting, Transaction
+from ledger.audit import ledger_verify
+from ledger.models import Account, Posting, Seal, Transaction
 from ledger.services import account_get
 from reports.exports import BACK_ENTERED, report_rows
 from reports.models import Report
@@ -16,7 +18,7 @@ from reports.periods import today
 from reports.services.house_edge import house_edge_report
 from tables.models import BackEntry, CardEvent, Decision, Hand, IdempotentRequest, Incident, SeatSession
 from tables.review import hand_replay_check
-from tables.services import HandError, SignatureGiven, SignatureRefused, shift_start
+from tables.services import HandError, SignatureGiven, SignatureRefused, hand_start, shift_start
 from tables.services.back_entry import hand_back_enter
 
 from .conftest import deal_at, key, person, seat
@@ -95,6 +97,26 @@ def test_a_paper_hand_is_replayed_settled_through_the_ledger_and_marked_back_ent
     assert (entry.reason, entry.by, entry.signed_by, entry.signed_as) == (REASON, pete, paul, "pit manager")
     event = AuditEvent.objects.get(action=AuditEvent.Action.BACK_ENTRY)
     assert (event.user, event.detail["hands"], event.detail["signed_by"]) == (pete, [hand.pk], "paul")
+
+
+def test_a_back_entry_is_sealed_and_one_written_outside_the_app_is_named(down, pete, dana):
+    hand = enter(down, pete)
+    seal = Seal.objects.get(model="tables.BackEntry", record=hand.back_entry.pk)
+    assert (seal.event, seal.chain.name, seal.figures["hand"]) == ("entered", f"table:{down.pk}", hand.pk)
+    assert ledger_verify().clean
+    live = hand_start(table=down, bets=BETS, by=dana, key=key())
+
+    # the app's role may INSERT: a hand dealt live, marked back-entered (the report would count it)
+    with connection.cursor() as cursor:
+        columns = 'reason, by_id, signed_by_id, signed_as, method, device, "at"'
+        cursor.execute(
+            f"INSERT INTO tables_backentry (hand_id, {columns}) SELECT %s, {columns} FROM tables_backentry",
+            [live.pk],
+        )
+    forged = BackEntry.objects.get(hand=live)
+
+    findings = [str(finding) for finding in ledger_verify().findings]
+    assert any(f.startswith(f"tables.BackEntry {forged.pk} (") and f.endswith("(inserted)") for f in findings)
 
 
 def test_the_money_of_a_back_entered_hand_reconciles(down, pete):

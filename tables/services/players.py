@@ -180,7 +180,8 @@ def comp_issue(*, player: Player, cents: int, reason: str, by) -> Comp:
     if cents > budget:
         raise PlayerError(f"{player.name}'s comp budget is {Decimal(budget) / 100:.2f}; this comp is more.")
     comp = Comp.objects.create(player=player, cents=cents, reason=reason.strip(), by=by)
-    seal(comp, casino=player.casino, event="given")  # the player's lock first, then the chain's
+    # In the casino's chain (its id names it: no read), locked after the player, as a buy-in does.
+    seal(comp, casino=Casino(pk=player.casino_id), event="given")
     audit_record(action=AuditEvent.Action.COMP, user=by, player=player.pk, cents=cents, reason=comp.reason)
     return comp
 

@@ -376,6 +376,8 @@ class ShoeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(RecycleSerializer(many=True))
     def get_recycles(self, shoe: Shoe) -> list[dict]:
+        if shoe_deck(shoe) is None:  # its own shuffle is not dealt out (a new shoe): never recycled
+            return []
         return RecycleSerializer(shoe.recycles.order_by("shoe_position"), many=True).data
 
 

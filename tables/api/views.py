@@ -185,8 +185,8 @@ class TableAPI(GenericViewSet):
         record the user does not see, else 403 with the permission's reason. A malformed request
         (`arguments()` or the key refused) asks `get_object` first too, so those come before its
         400, as for any change. For the services that lock their record in their first round trip
-        (`hand_lock_ahead`, a start's `_start_ahead`): the tablet's every step; any other change
-        reads its record first (`get_object`)."""
+        (`hand_lock_ahead`, a hand's or a shoe's `_start_ahead`): the tablet's every step and
+        shuffle; any other change reads its record first (`get_object`)."""
         request, permissions = self.request, self.get_permissions()
 
         def admit(record) -> None:
@@ -286,9 +286,10 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     )
     @action(detail=True, methods=["post"])
     def shoes(self, request, pk=None):
-        table, key = self.get_object(), idempotency_key(request)
-        data = parsed(s.ShoeStartSerializer, request)
-        shoe = shoe_start(table=table, **data, by=request.user, device=device(request), key=key)
+        def arguments() -> dict:
+            return {**parsed(s.ShoeStartSerializer, request), "device": device(request)}
+
+        shoe = self.stepped(shoe_start, arguments)
         return Response(s.ShoeSerializer(shoe).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

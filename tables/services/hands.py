@@ -74,6 +74,8 @@ from .engine import (
 from .idempotency import run_once
 from .seating import OPEN_SESSIONS, hand_players_sent, open_sessions
 from .shoes import (
+    OPEN_HAND,
+    TABLE_LOCKED,
     shoe_card_rank,
     shoe_cards_left,
     shoe_deck,
@@ -309,10 +311,7 @@ def _engine(hand: Hand):
 # Starting
 
 
-# What every hand's start reads: compiled once. The table is locked (not its pit, read with it).
-TABLES_LOCKED = Table.objects.select_for_update(of=("self",), no_key=True).select_related("pit")
-TABLE_LOCKED = Compiled(lambda table: TABLES_LOCKED.filter(pk=table))
-OPEN_HAND = Compiled(lambda table: Hand.objects.filter(table=table, status__in=Hand.OPEN).only("pk")[:1])
+# What every hand's start reads: compiled once (the table's lock and its open hand: `.shoes`).
 SHOE_IN_PLAY = Compiled(
     lambda table: Shoe.objects.filter(table=table, state=Shoe.State.IN_PLAY).order_by("pk")[:1]
 )

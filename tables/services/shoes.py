@@ -14,14 +14,15 @@ run on. What the shoe can still hold is counted from its latest deck.
 import hashlib
 import json
 import secrets
+from collections.abc import Callable
 from functools import partial
 
 from django.db.models import Count, Value
 from django.utils import timezone
 
-from casino.compiled import Compiled
+from casino.compiled import Compiled, insert_returning, save_fields
 from casino.errors import DomainError
-from ledger.chain import chain_append, chain_extend, chain_lock
+from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahead
 from ledger.models import Chain
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
 from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
@@ -54,17 +55,24 @@ def shoe_start(
     by,
     device: str = "",
     key: str,
+    admit: Callable[[Table | None], None] | None = None,
 ) -> Shoe:
     """Retire the shoe in play, if any; put a freshly shuffled one in play and burn `burn` cards.
 
     A shoe in play that could still deal the next hand (`shoe_spent` says nothing) is replaced
     only with a `reason`, kept on the retired shoe: a shoe changed mid-way is what an auditor asks
-    about first."""
+    about first. Locks the table, then the shoe in play, then the table's chain, in the key's
+    round trip (`_start_ahead`); `admit(table)`, given, sees the table as locked before the key's
+    claim is looked at, and may refuse the shuffle (as `hand_start`'s). Returns the shoe as the
+    step left it; on a retry, read afresh."""
     request = {"op": "shoe_start", "table": table.pk, "decks": decks, "kind": kind, "burn": burn}
     if reason:  # only then: a key applied before reasons were asked (the demo's shoes) still matches
         request["reason"] = reason
-    work = partial(_start, table.pk, decks, kind, burn, reason.strip(), by, device)
-    return Shoe.objects.get(pk=run_once(key=key, request=request, by=by, work=work)["shoe"])
+    started: list[Shoe] = []
+    work = partial(_start, table.pk, decks, kind, burn, reason.strip(), by, device, started)
+    ahead = partial(_start_ahead, table.pk, admit)
+    answer = run_once(key=key, request=request, by=by, work=work, ahead=ahead)
+    return started[0] if started else Shoe.objects.get(pk=answer["shoe"])
 
 
 def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
@@ -79,18 +87,47 @@ def shoe_retire(*, shoe: Shoe, by, key: str) -> Shoe:
     )
 
 
-def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str) -> dict:
-    table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
-    _check_shoe(table, decks, kind, burn)
-    current = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+# What every hand's start and every shuffle read first: compiled once. The table is locked (not
+# its pit, read with it).
+TABLES_LOCKED = Table.objects.select_for_update(of=("self",), no_key=True).select_related("pit")
+TABLE_LOCKED = Compiled(lambda table: TABLES_LOCKED.filter(pk=table))
+OPEN_HAND = Compiled(lambda table: Hand.objects.filter(table=table, status__in=Hand.OPEN).only("pk")[:1])
+SHOE_IN_PLAY_LOCKED = Compiled(
+    lambda table: Shoe.objects.select_for_update(no_key=True)
+    .filter(table=table, state=Shoe.State.IN_PLAY)
+    .order_by("pk")[:1]
+)
+
+
+def _start_ahead(table_id: int, admit: Callable[[Table | None], None] | None) -> None:
+    """Send a shuffle's locks and reads ahead (`Compiled.ahead`, with the key's claim): the table,
+    whether a hand is open, the shoe in play, the table's chain (for the burns). Then `admit`,
+    given, sees the locked table as it came back (None: no such table)."""
+    for compiled in (TABLE_LOCKED, OPEN_HAND, SHOE_IN_PLAY_LOCKED):
+        compiled.ahead(table_id)
+    chain_lock_ahead(table_id)
+    if admit is not None:
+        found = TABLE_LOCKED.kept(table_id)
+        admit(found[0] if found else None)
+
+
+def _start(
+    table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str, started: list[Shoe]
+) -> dict:
+    table = TABLE_LOCKED.first(table_id)
+    if table is None:
+        raise Table.DoesNotExist(f"There is no table {table_id}.")
+    _check_shoe(table, decks, kind, burn, hand_open=bool(OPEN_HAND.all(table_id)))
+    current = SHOE_IN_PLAY_LOCKED.first(table_id)
     if current:
+        current.table = table
         if not reason and not shoe_spent(current):
             left = shoe_cards_left(current, shoe_deck(current))
             raise ShoeError(
                 f"The shoe in play still has {left} cards left and can deal the next hand: "
                 "say why you are replacing it."
             )
-        _retire(current.pk, reason)
+        _retired(current, reason)
     # The cut card's place counts from the top of the freshly shuffled shoe,
     # burn included (RULINGS); penetration defaults to 0.8 (reshuffle at ~20% left).
     shoe = Shoe(table=table, decks=decks, kind=kind, burn=burn)
@@ -100,15 +137,16 @@ def _start(table_id: int, decks: int, kind: str, burn: int, reason: str, by, dev
         shoe.order = _shuffled(composition(decks))
         shoe.salt = secrets.token_hex(32)
         shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
-    shoe.save()
+    insert_returning(shoe)  # its id, for the burns (a round trip: the writes before it go with it)
     if burn:
         _burn(shoe, burn, by, device, chain=chain_lock(table=table))
-    shoe.save(update_fields=["cards_out", "cut_card_out"])
+        save_fields(shoe, ("cards_out", "cut_card_out"))
+    started.append(shoe)
     return {"shoe": shoe.pk}
 
 
-def _check_shoe(table: Table, decks: int, kind: str, burn: int) -> None:
-    if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
+def _check_shoe(table: Table, decks: int, kind: str, burn: int, *, hand_open: bool) -> None:
+    if hand_open:
         raise ShoeError("A hand is in progress: settle or void it before changing the shoe.")
     if not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
         raise ShoeError(f"A shoe holds {MIN_DECKS} to {MAX_DECKS} decks, not {decks!r}.")
@@ -198,12 +236,16 @@ def _retire_idle(shoe_id: int) -> dict:
 
 
 def _retire(shoe_id: int, reason: str = "") -> dict:
-    shoe = Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id)
+    return _retired(Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id), reason)
+
+
+def _retired(shoe: Shoe, reason: str) -> dict:
+    """Retire the locked `shoe` (nothing to do if it is retired already)."""
     if shoe.state != Shoe.State.RETIRED:
         shoe.state = Shoe.State.RETIRED
         shoe.retired_at = timezone.now()
         shoe.retire_reason = reason
-        shoe.save(update_fields=["state", "retired_at", "retire_reason"])
+        save_fields(shoe, ("state", "retired_at", "retire_reason"))
     return {"shoe": shoe.pk}
 
 

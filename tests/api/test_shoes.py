@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tables.models import CardEvent, Shoe
+from tables.models import CardEvent, IdempotentRequest, Shoe
 from tables.services.shoes import shoe_commitment
 
 from .conftest import records
@@ -112,3 +112,45 @@ def test_a_new_shoe_while_the_one_in_play_can_deal_needs_a_reason(as_dana, rocke
     started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "reason": "Shoe dropped"})
     assert started.status_code == 201
     assert as_dana.get(f"/api/shoes/{old.pk}/").json()["retire_reason"] == "Shoe dropped"
+
+
+CLAIMED, ANSWERED = 'INSERT INTO "tables_idempotentrequest"', 'UPDATE "tables_idempotentrequest"'
+
+
+def test_a_shuffle_answers_the_shoe_as_stored(as_dana, rocket):
+    # issue 17: the answer is the shoe the step made, not a read after the commit
+    shuffle = {"decks": 6, "kind": "system", "reason": "Test"}
+    with CaptureQueriesContext(connection) as captured:
+        started = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", shuffle)
+    statements = [q["sql"] for q in captured]
+
+    assert started.status_code == 201
+    assert started.json() == as_dana.get(f"/api/shoes/{started.json()['id']}/").json()
+    answer = next(at for at, sql in enumerate(statements) if sql.startswith(ANSWERED))
+    assert not [sql for sql in statements[answer + 1 :] if '"tables_shoe"' in sql or "recycle" in sql]
+
+
+def test_a_shuffle_reads_the_table_and_the_shoe_in_play_in_the_keys_round_trip(as_dana, rocket):
+    # issue 17: the permission is checked on the table as the shuffle locks it, not on a read before;
+    # the table, its open hand, its shoe in play and its chain are sent with the key's claim
+    with CaptureQueriesContext(connection) as captured:
+        response = as_dana.change(f"/api/tables/{rocket.pk}/shoes/", {"decks": 8, "reason": "Test"})
+    statements = [q["sql"] for q in captured]
+    claim = next(at for at, sql in enumerate(statements) if sql.startswith(CLAIMED))
+
+    assert response.status_code == 201
+    assert not [sql for sql in statements[:claim] if 'FROM "tables_table"' in sql]
+    first_reads = [sql.split(" FROM ")[1].split()[0] for sql in statements[claim + 1 : claim + 5]]
+    assert first_reads == ['"tables_table"', '"tables_hand"', '"tables_shoe"', '"ledger_chain"']
+    if connection.features.has_select_for_no_key_update:  # the table, the shoe in play, the chain
+        locked = ["FOR NO KEY UPDATE" in sql for sql in statements[claim + 1 : claim + 5]]
+        assert locked == [True, False, True, True]
+
+
+def test_a_shuffle_at_a_table_that_does_not_exist_is_404_and_claims_no_key(as_dana, rocket):
+    before, keys = records(), IdempotentRequest.objects.count()
+
+    response = as_dana.change(f"/api/tables/{rocket.pk + 1000}/shoes/", {"decks": 8, "reason": "Test"})
+
+    assert response.status_code == 404
+    assert (records(), IdempotentRequest.objects.count()) == (before, keys)

@@ -17,7 +17,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 from casino.audit import audit_record
-from casino.compiled import Compiled, pipeline, save_fields
+from casino.compiled import Compiled, insert_returning, pipeline, save_fields
 from casino.errors import Conflict, DomainError
 from casino.limits import shown
 from casino.models import AuditEvent
@@ -346,7 +346,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
     chips = {seat: account.balance for seat, account in accounts.items()}
     seats, stakes, commitments = _stakes(table, sessions, chips, bets)
     setup, game = _setup(table, shoe, seats, stakes)
-    hand = Hand.objects.create(
+    hand = Hand(
         table=table,
         shoe=shoe,
         number=_next_number(table),
@@ -359,6 +359,7 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         started_by=by,
         limits=table.limits(),
     )
+    insert_returning(hand)  # the ORM's insert, less compiling it for every start
     chain = chain_lock(table=table)
     seal(hand, chain=chain, event="started")
     _post_commitments(hand, accounts, chain, by)

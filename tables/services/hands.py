@@ -83,6 +83,8 @@ from .shoes import (
     shoe_recycle,
     shoe_take_position,
     shoe_unseen,
+    table_admitted,
+    table_locked,
 )
 
 # What a keyed rank off the cards' ranks is told, here and by the forms and the API's fields.
@@ -327,15 +329,11 @@ def _start_ahead(table_id: int, admit: Callable[[Table | None], None] | None = N
     `admit`, given, sees the locked table as it came back (None: no such table)."""
     for compiled in (TABLE_LOCKED, LAST_COUNT, OPEN_HAND, SHOE_IN_PLAY, OPEN_SESSIONS, LAST_HAND):
         compiled.ahead(table_id)
-    if admit is not None:
-        found = TABLE_LOCKED.kept(table_id)
-        admit(found[0] if found else None)
+    table_admitted(table_id, admit)
 
 
 def _start(table_id: int, bets: dict[int, int], by) -> Hand:
-    table = TABLE_LOCKED.first(table_id)
-    if table is None:
-        raise Table.DoesNotExist(f"There is no table {table_id}.")
+    table = table_locked(table_id)
     table_check_open(table)
     if OPEN_HAND.first(table.pk) is not None:
         raise HandError("The current hand is not settled yet; settle or void it before starting another.")

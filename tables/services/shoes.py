@@ -106,18 +106,30 @@ def _start_ahead(table_id: int, admit: Callable[[Table | None], None] | None) ->
     for compiled in (TABLE_LOCKED, OPEN_HAND, SHOE_IN_PLAY_LOCKED):
         compiled.ahead(table_id)
     chain_lock_ahead(table_id)
+    table_admitted(table_id, admit)
+
+
+def table_admitted(table_id: int, admit: Callable[[Table | None], None] | None) -> None:
+    """`admit`, given, sees the table locked by `TABLE_LOCKED` sent ahead, as it came back (None:
+    no such table), before the key's claim is looked at: a start's or a shuffle's permission."""
     if admit is not None:
         found = TABLE_LOCKED.kept(table_id)
         admit(found[0] if found else None)
 
 
-def _start(
-    table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str, started: list[Shoe]
-) -> dict:
+def table_locked(table_id: int) -> Table:
+    """The table `TABLE_LOCKED` locked (sent ahead, or now)."""
     table = TABLE_LOCKED.first(table_id)
     if table is None:
         raise Table.DoesNotExist(f"There is no table {table_id}.")
-    _check_shoe(table, decks, kind, burn, hand_open=bool(OPEN_HAND.all(table_id)))
+    return table
+
+
+def _start(
+    table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str, started: list[Shoe]
+) -> dict:
+    table = table_locked(table_id)
+    _check_shoe(table, decks, kind, burn, hand_open=OPEN_HAND.first(table_id) is not None)
     current = SHOE_IN_PLAY_LOCKED.first(table_id)
     if current:
         current.table = table
@@ -232,11 +244,7 @@ def _retire_idle(shoe_id: int) -> dict:
     Table.objects.select_for_update(no_key=True).get(pk=table_id)
     if Hand.objects.filter(shoe_id=shoe_id, status__in=Hand.OPEN).exists():
         raise ShoeError("A hand is in progress: settle or void it before retiring the shoe.")
-    return _retire(shoe_id)
-
-
-def _retire(shoe_id: int, reason: str = "") -> dict:
-    return _retired(Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id), reason)
+    return _retired(Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id), "")
 
 
 def _retired(shoe: Shoe, reason: str) -> dict:

@@ -56,6 +56,35 @@ def test_cards_are_read_as_dealt_with_each_correction_applied(played_hands):
         assert compiled, "every played hand has cards"
 
 
+def test_an_instance_read_is_as_the_orm_makes_it(played_hands):
+    hand = played_hands[1]
+    compiled = Compiled(lambda hand: Hand.objects.filter(pk=hand)).first(hand.pk)
+    orm = Hand.objects.get(pk=hand.pk)
+    assert (compiled._state.adding, compiled._state.db) == (orm._state.adding, orm._state.db)
+    assert (compiled._state.adding, compiled._state.db) == (False, "default")
+    assert compiled == orm and fields(compiled) == fields(orm)
+    assert compiled.table == orm.table  # a related row, read when first asked for
+    card = CARDS.first(hand.pk)
+    del card.__dict__["hand_id"]  # now deferred: read from the database, as the ORM's would be
+    assert card.hand_id == hand.pk
+
+
+def test_a_model_with_an_init_receiver_is_made_by_django(played_hands):
+    from django.db.models.signals import post_init
+
+    made = []
+
+    def receiver(sender, instance, **kwargs):
+        made.append(instance)
+
+    post_init.connect(receiver, sender=Hand)
+    try:
+        compiled = HANDS.first(played_hands[0].pk)
+    finally:
+        post_init.disconnect(receiver, sender=Hand)
+    assert made == [compiled]
+
+
 def test_a_string_id_and_a_missing_row(played_hands):
     name = Chain.objects.first().name
     assert CHAIN.first(name).name == name

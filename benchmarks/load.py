@@ -3,13 +3,17 @@ gunicorn on PostgreSQL.
 
     python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--sweep 100,200,800]
                               [--max-tablets 48] [--games rocket,blackstone,starboard,pairs]
-                              [--workers 2] [--threads 1] [--server URL] [--keep]
+                              [--workers 2] [--threads 1] [--in-step] [--server URL] [--keep]
 
 It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
 seated players, a system-shuffled shoe, a device account on shift with an API token) through the
 table services, serves the app with gunicorn, plays `--warmup` seconds that are not counted, and
 runs these phases, each followed by the same phase against `/floor/` (one insert in one
-transaction: the floor of this stack):
+transaction: the floor of this stack). Before the phases every table plays a few actions that are
+not counted either, a random number of them (up to OFFSET_ACTIONS), so that the tables meet the
+phases each at its own point of a hand, as on a floor in its day. With `--in-step` they do not:
+every table not yet played begins its first hand in its first phase's first interval, as on a
+floor whose tables all open at the same moment.
 
 1. **Dealer's pace**: every table acts once every `--interval` seconds (start a hand, take the
    shoe's next card, a player's decision, confirm the settlement, shuffle a new shoe when due, a
@@ -71,6 +75,8 @@ GOAL_TABLES, GOAL_INTERVAL, GOAL_P99_MS = 800, 3.0, 100
 # A phase keeps pace when it answers at least this share of the actions it was offered a second
 # (the phase's first and last interval are partly idle).
 KEPT_PACE = 0.95
+# Before the phases each table plays up to this many actions, a random number (a hand is 6 to 12).
+OFFSET_ACTIONS = 12
 
 
 # The tablets
@@ -248,6 +254,16 @@ async def run_tablets(base_url: str, tablets: list[Tablet], interval: float, sec
             for index, tablet in enumerate(tablets)
         ))
         return time.monotonic() - begin
+
+
+async def run_offsets(base_url: str, tablets: list[Tablet], connections: int) -> None:
+    """Each tablet plays a random number of actions (under OFFSET_ACTIONS), as fast as answered."""
+    async def offset(client: aiohttp.ClientSession, tablet: Tablet) -> None:
+        for _ in range(tablet.rng.randrange(OFFSET_ACTIONS)):
+            await send(client, tablet)
+
+    async with client_for(base_url, connections) as client:
+        await asyncio.gather(*(offset(client, tablet) for tablet in tablets))
 
 
 async def run_floor(base_url: str, devices: int, interval: float, seconds: float,
@@ -540,6 +556,8 @@ def run(args, database_url: str, tablets: list[Tablet]) -> None:
         # Not counted: every worker's first requests load code and open connections.
         warm = tablets[: args.max_tablets or 8]
         asyncio.run(run_tablets(base_url, warm, 0.0, args.warmup, args.connections))
+        if not args.in_step:
+            asyncio.run(run_offsets(base_url, tablets, args.connections))
         for count in args.sweep or [len(tablets)]:
             title = f"dealer's pace: {count} tables, one action every {args.interval:g} s each"
             lines = phase(title, base_url, tablets[:count], args.interval, args.duration, args.connections)
@@ -572,6 +590,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per gunicorn worker: an action is CPU-bound, and a process's "
                         "threads share one core (docs/performance.md)")
+    parser.add_argument("--in-step", action="store_true",
+                        help="no offsets: each table begins a hand in its first phase's first interval")
     parser.add_argument("--connections", type=int, default=64, help="the load generator's open connections")
     parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--port", type=int, default=8765)

@@ -3,14 +3,22 @@
 Every tablet on a casino floor may share one address, so each browser is also
 named by a long-lived `device` cookie given on its first visit; a device that
 talks to the API sends its own name in the X-Device header.
+
+Also django-csp's middleware, with the site's policy built once (`CSPMiddleware`).
 """
 
+import functools
 import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass
 from ipaddress import ip_address
 
+import csp.constants
+import csp.middleware
+import csp.utils
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 
 @dataclass(frozen=True)
@@ -74,3 +82,48 @@ class OriginMiddleware:
                 secure=settings.SESSION_COOKIE_SECURE,
             )
         return response
+
+
+class CSPMiddleware(csp.middleware.CSPMiddleware):
+    """django-csp's middleware, with the site's policy built once per process, not for every answer.
+
+    django-csp builds the header from the settings afresh for each response, twice (the policy and
+    the report-only one): 3.8% of a gunicorn worker's CPU under a floor's load, the tablets' every
+    action and every poll (docs/performance.md, "Issue 17, session 16"). The header is the same
+    string for every response unless the response carries a policy of its own (`csp_update` and
+    the other decorators set attributes on it), a page used a nonce, a report-only policy or
+    excluded paths are set, or DEBUG exempts an error page. Nothing here does any of these; a
+    response that does is answered by django-csp itself, as before.
+    """
+
+    def process_response(self, request, response):
+        if self._own_policy(request, response):
+            return super().process_response(request, response)
+        policy = _site_policy()
+        if policy and csp.constants.HEADER not in response:
+            response[csp.constants.HEADER] = policy
+        # As django-csp does: a nonce asked for after the header is written is an error, not a gap.
+        request.csp_nonce = csp.middleware.CheckableLazyObject(self._csp_nonce_post_response)
+        return response
+
+    @staticmethod
+    def _own_policy(request, response) -> bool:
+        """Whether this answer's header is not simply the site's policy."""
+        return (
+            getattr(request, "_csp_nonce", None) is not None
+            or any(name.startswith("_csp") for name in vars(response))
+            or (settings.DEBUG and response.status_code in (404, 500))
+            or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
+            or (getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}).get("EXCLUDE_URL_PREFIXES")
+        )
+
+
+@functools.cache
+def _site_policy() -> str:
+    return csp.utils.build_policy()
+
+
+@receiver(setting_changed)
+def _policy_changed(setting, **kwargs):
+    if setting.startswith("CONTENT_SECURITY_POLICY"):
+        _site_policy.cache_clear()

@@ -73,7 +73,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A NUL byte in the URL is a 400 before any view puts it in a query (casino/input.py).
     "casino.input.NulRefusedMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "casino.middleware.CSPMiddleware",  # django-csp's, its header built once
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Just below the sessions: a database that is down answers 503, not a 500 (casino/unavailable.py).

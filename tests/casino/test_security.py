@@ -207,6 +207,44 @@ def test_every_page_carries_the_content_security_policy(admin_client, path):
     assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
 
 
+def test_the_policy_built_once_is_the_one_django_csp_builds(admin_client, rf):
+    from csp.exceptions import CSPNonceError
+    from csp.middleware import CSPMiddleware as DjangoCSP
+    from django.http import HttpResponse
+
+    from casino.middleware import CSPMiddleware
+
+    ours = admin_client.get("/")["Content-Security-Policy"]
+    theirs = DjangoCSP(lambda request: HttpResponse()).process_response(rf.get("/"), HttpResponse())
+    assert ours == theirs["Content-Security-Policy"]
+    answer = admin_client.get("/api/tables/")
+    assert answer.status_code == 200 and answer["Content-Security-Policy"] == ours
+    request = rf.get("/")
+    CSPMiddleware(lambda request: HttpResponse()).process_response(request, HttpResponse())
+    with pytest.raises(CSPNonceError):
+        str(request.csp_nonce)  # a nonce asked for once the header is written, as django-csp refuses
+
+
+def test_an_answer_with_a_policy_of_its_own_is_django_csps(rf):
+    from csp.decorators import csp_update
+    from django.http import HttpResponse
+
+    from casino.middleware import CSPMiddleware, _site_policy
+
+    view = csp_update({"img-src": "https://cdn.example"})(lambda request: HttpResponse())
+    request = rf.get("/")
+    response = CSPMiddleware(view).process_response(request, view(request))
+    assert "img-src 'self' data: https://cdn.example" in response["Content-Security-Policy"]
+    assert "https://cdn.example" not in _site_policy()  # the site's own, built once, is unchanged
+
+
+def test_a_changed_setting_changes_the_policy(client, settings):
+    before = client.get("/accounts/login/")["Content-Security-Policy"]
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    after = client.get("/accounts/login/")["Content-Security-Policy"]
+    assert "default-src 'self'" in before and after == "default-src 'none'"
+
+
 @pytest.mark.parametrize(
     "path", ["/accounts/login/", "/", "/admin/", "/admin/tables/hand/", "/admin/casino/user/"]
 )

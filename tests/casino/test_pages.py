@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from casino.demo import DEMO_USERS, seed_demo
@@ -45,3 +47,11 @@ def test_the_api_schema_is_served_as_openapi(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     assert response.json()["openapi"].startswith("3.")
+
+
+def test_every_template_comment_is_one_a_template_hides():
+    # Django hides {# ... #} only on one line: one that spans lines is shown on the page as written.
+    root = Path(__file__).resolve().parents[2]
+    for template in [*root.glob("*/templates/**/*.html")]:
+        for number, line in enumerate(template.read_text().splitlines(), 1):
+            assert line.count("{#") == line.count("#}"), f"{template.relative_to(root)}:{number}"

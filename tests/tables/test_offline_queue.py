@@ -265,6 +265,7 @@ def test_the_rocket_hand_screen_carries_an_offline_keypad_with_the_seats_and_the
     receivers = re.findall(r'data-to="(\w+)" data-seat="(\d*)"', html)
     assert receivers == [("seat", "1"), ("seat", "2"), ("dealer", "")]
     assert re.findall(r'data-move="(\w+)"', html) == ["hit", "fold"]
+    assert "{#" not in html and "#}" not in html  # no template comment shows on the dealer's screen
 
 
 def test_at_starboard_every_offline_card_goes_to_the_common_hand(client, starboard, dana, pete):

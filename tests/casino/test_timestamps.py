@@ -5,9 +5,10 @@ import datetime
 import pytest
 from django.db import connection
 from django.test import override_settings
+from psycopg.pq import Format
 
 from casino.models import AuditEvent
-from casino.timestamps import PSYCOPG_LOADER, TIMESTAMPTZ
+from casino.timestamps import PSYCOPG_LOADER, TIMESTAMPTZ, UTCLoader
 
 pytestmark = [
     pytest.mark.django_db,
@@ -20,13 +21,12 @@ WRITTEN = datetime.datetime(2026, 11, 28, 23, 59, 58, 123456, tzinfo=datetime.UT
 def read_back(sql: str, params=()):
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        loader = cursor.cursor._tx.get_loader(TIMESTAMPTZ, 0)
-        return cursor.fetchone()[0], loader
+        return cursor.fetchone()[0], cursor.cursor.adapters.get_loader(TIMESTAMPTZ, Format.TEXT)
 
 
 def test_a_timestamp_is_read_by_psycopgs_loader_as_django_reads_it():
     value, loader = read_back("SELECT %s::timestamptz", [WRITTEN])
-    assert type(loader) is PSYCOPG_LOADER  # not Django's Python subclass
+    assert loader is UTCLoader and type(UTCLoader(TIMESTAMPTZ, connection.connection)) is PSYCOPG_LOADER
     assert value == WRITTEN and value.tzinfo is datetime.UTC
 
 
@@ -40,5 +40,5 @@ def test_a_model_timestamp_round_trips_to_the_microsecond():
 @override_settings(USE_TZ=False)
 def test_without_time_zones_django_reads_its_own_naive_values():
     value, loader = read_back("SELECT %s::timestamptz", ["2026-11-28 23:59:58.123456+00"])
-    assert type(loader) is not PSYCOPG_LOADER
+    assert loader is not UTCLoader  # Django's own, registered on the cursor
     assert value == WRITTEN.replace(tzinfo=None)

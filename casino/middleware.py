@@ -109,7 +109,7 @@ class CSPMiddleware(csp.middleware.CSPMiddleware):
     @staticmethod
     def _own_policy(request, response) -> bool:
         """Whether this answer's header is not simply the site's policy."""
-        return (
+        return bool(
             getattr(request, "_csp_nonce", None) is not None
             or any(name.startswith("_csp") for name in vars(response))
             or (settings.DEBUG and response.status_code in (404, 500))

@@ -75,7 +75,8 @@ GOAL_TABLES, GOAL_INTERVAL, GOAL_P99_MS = 800, 3.0, 100
 # A phase keeps pace when it answers at least this share of the actions it was offered a second
 # (the phase's first and last interval are partly idle).
 KEPT_PACE = 0.95
-# Before the phases each table plays up to this many actions, a random number (a hand is 6 to 12).
+# Before the phases each table plays fewer than this many actions, a random number: about a hand
+# (the floor averages 11 to 12 actions a hand, its shuffles and buy-ins included).
 OFFSET_ACTIONS = 12
 
 

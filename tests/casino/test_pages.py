@@ -52,6 +52,6 @@ def test_the_api_schema_is_served_as_openapi(client):
 def test_every_template_comment_is_one_a_template_hides():
     # Django hides {# ... #} only on one line: one that spans lines is shown on the page as written.
     root = Path(__file__).resolve().parents[2]
-    for template in [*root.glob("*/templates/**/*.html")]:
+    for template in root.glob("*/templates/**/*.html"):
         for number, line in enumerate(template.read_text().splitlines(), 1):
             assert line.count("{#") == line.count("#}"), f"{template.relative_to(root)}:{number}"

@@ -144,6 +144,8 @@ def main() -> None:
         print(machine(args.server), flush=True)
         os.environ.update(SECURE_SSL_REDIRECT="0", LOG_LEVEL="WARNING")  # as benchmarks/load.py serves it
         setup_django(database_url(args.server, name), settings="benchmarks.load_site")
+        import casino.wsgi  # noqa: F401  the application as a server process loads it (casino/wsgi.py)
+
         measure(args)
     finally:
         if "django" in sys.modules:

@@ -5,7 +5,7 @@
 
 It creates `actions_bench_<pid>`, opens `--tables` tables exactly as benchmarks/load.py does (the
 four games in turn) and plays them with the load generator's tablets, but through Django's test
-client in this one process: no gunicorn, no HTTP, no other process on the CPU. For each endpoint
+client in this one process: no granian, no HTTP, no other process on the CPU. For each endpoint
 it prints the actions, the Django CPU a request takes (`time.process_time`: the request's whole
 path through middleware, DRF, permissions, the service and the answer), the CPU the PostgreSQL
 backend serving this process's connection spent on it (its /proc stat, in clock ticks: exact only

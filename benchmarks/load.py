@@ -1,5 +1,5 @@
 """A casino floor on one machine: simulated tablets play real hands against the app served by
-gunicorn on PostgreSQL.
+granian on PostgreSQL.
 
     python benchmarks/load.py [--tables 800] [--interval 3] [--duration 60] [--sweep 100,200,800]
                               [--max-tablets 48] [--games rocket,blackstone,starboard,pairs]
@@ -7,7 +7,7 @@ gunicorn on PostgreSQL.
 
 It creates the database `load_bench_<pid>`, migrates it, opens `--tables` tables (a tray, three
 seated players, a system-shuffled shoe, a device account on shift with an API token) through the
-table services, serves the app with gunicorn, plays `--warmup` seconds that are not counted, and
+table services, serves the app with granian, plays `--warmup` seconds that are not counted, and
 runs these phases, each followed by the same phase against `/floor/` (one insert in one
 transaction: the floor of this stack). Before the phases every table plays a few actions that are
 not counted either, a random number of them (up to OFFSET_ACTIONS), so that the tables meet the
@@ -382,12 +382,13 @@ def table_open(number: int, game: str, pete) -> Tablet:
 
 @contextlib.contextmanager
 def serve(database_url: str, port: int, workers: int, threads: int, log: Path):
-    """gunicorn serving the app (with `/floor/`) on 127.0.0.1:`port` until the block ends."""
+    """granian serving the app (with `/floor/`) on 127.0.0.1:`port` until the block ends: `workers`
+    processes, each running the app on `threads` threads (granian's blocking threads)."""
     env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "benchmarks.load_site",
            "SECURE_SSL_REDIRECT": "0", "LOG_LEVEL": "WARNING", "CONN_MAX_AGE": "600"}
-    command = [sys.executable, "-m", "gunicorn", "casino.wsgi", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(workers), "--threads", str(threads), "--worker-class", "gthread",
-               "--keep-alive", "75", "--backlog", "4096"]
+    command = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1",
+               "--port", str(port), "--workers", str(workers), "--blocking-threads", str(threads),
+               "--backlog", "4096", "--log-level", "warning", "casino.wsgi:application"]
     with open(log, "ab") as output:
         # A process group of its own: the fault tests kill the master and its workers at once (killpg).
         server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
@@ -404,12 +405,12 @@ def _wait_healthy(base_url: str, server: subprocess.Popen, seconds: float = 60) 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.returncode}")
+            raise RuntimeError(f"granian exited with {server.returncode}")
         with contextlib.suppress(OSError), urllib.request.urlopen(f"{base_url}/health/", timeout=2) as health:
             if health.status == 200:
                 return
         time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer /health/ within {seconds} s")
+    raise RuntimeError(f"granian did not answer /health/ within {seconds} s")
 
 
 # Checks
@@ -534,7 +535,7 @@ def main() -> None:
     admin_sql(args.server, f'CREATE DATABASE "{name}"')
     url = database_url(args.server, name)
     try:
-        print(f"{machine(args.server)}; the load generator, gunicorn and PostgreSQL all on it", flush=True)
+        print(f"{machine(args.server)}; the load generator, granian and PostgreSQL all on it", flush=True)
         setup_django(url, settings="benchmarks.load_site")
         started = time.monotonic()
         tablets = floor_create(args.tables, args.games.split(","))
@@ -587,16 +588,16 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--max-tablets", type=int, default=48,
                         help="tables in the highest-rate phase (0: none)")
     parser.add_argument("--games", default="rocket,blackstone,starboard,pairs")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (one a core)")
+    parser.add_argument("--workers", type=int, default=2, help="granian worker processes (one a core)")
     parser.add_argument("--threads", type=int, default=1,
-                        help="threads per gunicorn worker: an action is CPU-bound, and a process's "
-                        "threads share one core (docs/performance.md)")
+                        help="threads running the app in each granian worker: an action is CPU-bound, "
+                        "and a process's threads share one core (docs/performance.md)")
     parser.add_argument("--in-step", action="store_true",
                         help="no offsets: each table begins a hand in its first phase's first interval")
     parser.add_argument("--connections", type=int, default=64, help="the load generator's open connections")
     parser.add_argument("--server", default=DEFAULT_SERVER, help="see benchmarks/common.py")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--log", default="/tmp/load-gunicorn.log", help="gunicorn's output")
+    parser.add_argument("--log", default="/tmp/load-granian.log", help="granian's output")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     return parser.parse_args()
 

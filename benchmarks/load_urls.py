@@ -1,6 +1,6 @@
 """The project's URLs plus `/floor/`, the floor this stack can reach.
 
-`/floor/` goes through the same gunicorn, middleware and PostgreSQL as every table action, but does
+`/floor/` goes through the same granian, middleware and PostgreSQL as every table action, but does
 one insert in one transaction and nothing else (no authentication, no rules, no ledger). The load
 generator times it beside the real actions so their ratio is read in one run. Its table is made by
 `benchmarks/load.py`; nothing else uses it.

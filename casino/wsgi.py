@@ -1,4 +1,4 @@
-"""The WSGI application gunicorn serves (docker/Dockerfile, benchmarks/load.py, tests/faults)."""
+"""The WSGI application granian serves (docker/Dockerfile, benchmarks/load.py, tests/faults)."""
 
 import gc
 import os

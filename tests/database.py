@@ -1,4 +1,4 @@
-"""The test database as another process (gunicorn, a Celery worker, a second connection) reaches it."""
+"""The test database as another process (granian, a Celery worker, a second connection) reaches it."""
 
 from urllib.parse import quote
 

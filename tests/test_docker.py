@@ -31,7 +31,7 @@ def test_compose_runs_the_whole_stack_with_health_checks():
     assert {"web", "worker", "beat", "db", "redis"} <= set(services)
     for name in ("web", "worker", "beat", "db", "redis"):
         assert services[name]["healthcheck"]["test"], name
-    assert "gunicorn" in (DOCKER / "Dockerfile").read_text()
+    assert "granian" in (DOCKER / "Dockerfile").read_text()
     assert services["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     for name in ("web", "worker", "beat"):
         env = services[name]["environment"]

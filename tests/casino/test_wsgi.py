@@ -13,7 +13,7 @@ LOADED = (
 
 
 def test_the_served_application_is_frozen_with_its_views_loaded():
-    # when a server process imports the application, as gunicorn does
+    # when a server process imports the application, as granian does
     result = subprocess.run([sys.executable, "-c", LOADED], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     frozen, tracked, views_loaded = result.stdout.split()

@@ -1,4 +1,4 @@
-"""Faults under load: the app served by gunicorn against the test database, played by the load
+"""Faults under load: the app served by granian against the test database, played by the load
 generator's simulated tablets (benchmarks/load.py), while a test kills the web process or restarts
 PostgreSQL. The tablets retry an unanswered request, or a 5xx, with the same idempotency key."""
 
@@ -43,7 +43,7 @@ def free_port() -> int:
 
 
 class Web:
-    """gunicorn (benchmarks.load.serve) on one port, started again after each kill."""
+    """granian (benchmarks.load.serve) on one port, started again after each kill."""
 
     def __init__(self, log: Path):
         self.port, self.log = free_port(), log
@@ -79,7 +79,7 @@ def _kill_group(server: subprocess.Popen) -> None:
 
 @pytest.fixture
 def web(tmp_path):
-    served = Web(tmp_path / "gunicorn.log")
+    served = Web(tmp_path / "granian.log")
     try:
         yield served
     finally:

@@ -49,7 +49,7 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -305,7 +305,18 @@ def figures(title: str, answers: list[Answer], wall: float) -> list[str]:
             f"  {label:<20}{len(group):>9}{len(group) / wall:>9.1f}{refused:>6}{failed:>9}"
             f"{percentile(ms, .5):>9.1f}{percentile(ms, .95):>9.1f}{percentile(ms, .99):>9.1f}{ms[-1]:>9.1f}"
         )
-    return lines
+    return lines + refusals(answers)
+
+
+def refusals(answers: list[Answer]) -> list[str]:
+    """What the 4xx answers said, the most frequent first: a refusal the floor expects (a shoe
+    that is done) or one that says what the tablets or the app got wrong."""
+    said = Counter(
+        (answer.label, answer.status, str((answer.body or {}).get("detail", answer.body))[:120])
+        for answer in answers if answer.status and 400 <= answer.status < 500
+    )
+    return [f"  refused {count} x {label} ({status}): {detail}" for (label, status, detail), count
+            in said.most_common(5)]
 
 
 # The floor: database, tables, server

@@ -42,6 +42,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -66,6 +67,8 @@ BUY_IN = 1_000_000  # units: no player runs out during a run
 # A player buys more chips after every BUY_IN_EVERY settled hands at a table (seats in turn), as
 # players do between hands: a buy-in is one of the table's actions (issue 17 point 1).
 BUY_IN_EVERY, BUY_IN_MORE = 4, 100
+# A start refused because a player's chips do not cover the bet or the house's fee (tables.services.hands).
+SHORT = re.compile(r"Seat (?P<seat>\d+)(?: \([^)]*\))? has \d+ units in front")
 TRAY = 100_000_000
 LOAD_SECRET = "load-floor-secret"  # the made-up staff's password: they sign the opening counts
 DECKS = {"rocket": 8, "blackstone": 1, "starboard": 1, "pairs": 1}
@@ -110,6 +113,7 @@ class Tablet:
     needs_shoe: bool = False
     settled: int = 0
     buy_in_due: bool = False
+    short: int | None = None  # the seat session of a player refused for want of chips: buys in next
     pending: tuple | None = None  # (label, path, body, key) being retried
     answers: list[Answer] = field(default_factory=list)
 
@@ -122,8 +126,8 @@ class Tablet:
         if self.needs_shoe:
             shoe = {"decks": DECKS[self.game], "kind": "system"}
             return "shuffle", f"/api/tables/{self.table}/shoes/", shoe
-        if self.buy_in_due:
-            session = self.sessions[self.settled // BUY_IN_EVERY % len(self.sessions)]
+        if self.short is not None or self.buy_in_due:
+            session = self.short or self.sessions[self.settled // BUY_IN_EVERY % len(self.sessions)]
             return "buy-in", f"/api/seat-sessions/{session}/buy-in/", {"amount": BUY_IN_MORE}
         if self.hand is None:
             bets = {"bets": {str(seat): 10 for seat in PLAYERS}} if self.game == "rocket" else {}
@@ -154,6 +158,8 @@ class Tablet:
             self._refused(answer)
         elif answer.label == "shuffle":
             self.needs_shoe = False
+        elif answer.label == "buy-in" and self.short is not None:
+            self.short = None
         elif answer.label == "buy-in":
             self.buy_in_due = False
         elif answer.label == "settle":
@@ -176,6 +182,8 @@ class Tablet:
         detail = (answer.body or {}).get("detail", "")
         if answer.label == "start hand" and "shoe" in detail:
             self.needs_shoe = True
+        elif answer.label == "start hand" and (short := SHORT.search(detail)):
+            self.short = self.sessions[PLAYERS.index(int(short["seat"]))]  # as a dealer asks: buy in
 
 
 NO_ANSWER = (aiohttp.ClientError, asyncio.TimeoutError)  # the connection failed or timed out

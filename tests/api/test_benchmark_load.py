@@ -1,6 +1,8 @@
 """The load benchmark's figures say what its refused requests were told (benchmarks/load.py)."""
 
-from benchmarks.load import Answer, figures
+import random
+
+from benchmarks.load import BUY_IN_MORE, Answer, Tablet, figures
 
 
 def test_the_figures_say_what_each_refusal_was_told_the_most_frequent_first():
@@ -20,3 +22,19 @@ def test_the_figures_say_what_each_refusal_was_told_the_most_frequent_first():
         f"  refused 3 x start hand (400): {no_chips['detail']}",
         "  refused 1 x settle (409): Hand 4 has moved on.",
     ]
+
+
+def test_a_tablet_refused_for_a_players_chips_buys_that_player_in_then_starts_again():
+    # given a Rocket tablet whose start is refused: seat 2's player has nothing left in front
+    tablet = Tablet(table=1, game="rocket", token="t", rng=random.Random(1), sessions=(11, 12, 13))
+    label, _, _, key = tablet.next_request()
+    refusal = {"detail": "Seat 2 (P2) has 0 units in front; a bet of 10 is more than that."}
+    tablet.absorb(Answer(label, key, 400, 0.01, refusal))
+
+    # then the tablet buys seat 2's player in, as a dealer would ask
+    label, path, body, key = tablet.next_request()
+    assert (label, path, body) == ("buy-in", "/api/seat-sessions/12/buy-in/", {"amount": BUY_IN_MORE})
+
+    # and once the buy-in is answered, starts the hand again
+    tablet.absorb(Answer(label, key, 201, 0.01, {}))
+    assert tablet.next_request()[0] == "start hand"

@@ -1,4 +1,5 @@
-"""The load benchmark's figures say what its refused requests were told (benchmarks/load.py)."""
+"""The load benchmark's figures say what its refused requests were told, and its tablets answer a
+refusal for a player's chips as a dealer does (benchmarks/load.py)."""
 
 import random
 

@@ -173,12 +173,45 @@ class _Plan:
 
 
 class _Pipeline:
-    """A pipeline's own state: the checks to run when its statements have come back, and the
-    answers of queries sent `ahead` and not yet taken."""
+    """A pipeline's own state: the checks to run when its statements have come back, the answers
+    of queries sent `ahead` and not yet taken, and the UPDATEs held to go as one statement."""
 
-    def __init__(self):
+    def __init__(self, connection):
+        self.connection = connection
         self.after: list[Callable[[], None]] = []
         self.ahead: dict[tuple, Callable[[], list]] = {}
+        self.held: list[tuple[str, list]] = []
+        self.held_rows: set[tuple] = set()
+
+    def hold(self, sql: str, params: list, rows: set[tuple]) -> None:
+        """Hold an UPDATE of `rows` ((model, pk) each) whose row count nobody reads, to go in one
+        statement with the UPDATEs that follow it: PostgreSQL then reads, plans and answers one
+        statement where it did each (a card's chain head, shoe and hand: three in one). Held only
+        until anything else is sent (`sending`) or the pipeline ends, so statements still run in
+        the order sent."""
+        if rows & self.held_rows:  # PostgreSQL leaves which of two updates of a row in one statement wins
+            self.flush()
+        self.held.append((sql, params))
+        self.held_rows |= rows
+
+    def flush(self) -> None:
+        """Send the UPDATEs held, as one statement: each but the last in a `WITH` of its own,
+        which PostgreSQL runs once, to completion, though the statement does not read it."""
+        if not self.held:
+            return
+        held, self.held, self.held_rows = self.held, [], set()
+        *before, (sql, params) = held
+        if before:
+            sql = "WITH " + ", ".join(f"w{at} AS ({text})" for at, (text, _) in enumerate(before)) + " " + sql
+            # the same str each time, for psycopg to keep the statement's adapters (`_cursor`)
+            sql = self.connection.__dict__.setdefault("combined_updates", {}).setdefault(sql, sql)
+            params = [value for _, values in before for value in values] + params
+        _write(self.connection, sql, params)
+
+    def sending(self, execute, sql, params, many, context):
+        """Django's execute wrapper for as long as the pipeline lasts: what is held goes first."""
+        self.flush()
+        return execute(sql, params, many, context)
 
 
 @contextmanager
@@ -189,7 +222,8 @@ def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
 
     A read (`Compiled.send`, then its fetch) waits only for what was sent before it; a write whose
     answer nobody reads (`save_fields`) does not wait at all, and the statements still waiting
-    come back when the pipeline ends. A check of a write's result (`after_sync`) runs then, on
+    come back when the pipeline ends. Such UPDATEs one after the other go as one statement
+    (`_Pipeline.hold`). A check of a write's result (`after_sync`) runs then, on
     every database alike. Re-entrant: a pipeline inside another is that one (psycopg would wait
     for the outer one's statements on entering it)."""
     connection = connections[using]
@@ -197,7 +231,7 @@ def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
         yield
         return
     connection.ensure_connection()
-    state = connection.__dict__["pipeline"] = _Pipeline()
+    state = connection.__dict__["pipeline"] = _Pipeline(connection)
     try:
         if connection.vendor != "postgresql":
             yield
@@ -206,7 +240,9 @@ def pipeline(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
             # mid-pipeline is an OperationalError that casino.unavailable answers with a 503), and
             # the connection marked for Django to check before it is used again.
             with connection.wrap_database_errors, connection.connection.pipeline():
-                yield
+                with connection.execute_wrapper(state.sending):
+                    yield
+                state.flush()
     finally:
         del connection.__dict__["pipeline"]
     for check in state.after:
@@ -225,21 +261,57 @@ def after_sync(check: Callable[[], None], using: str = DEFAULT_DB_ALIAS) -> None
 
 
 def sent(connection, sql: str, params: list, read: Callable[[CursorWrapper], object]) -> Callable[[], object]:
-    """Execute `sql`; the function returned gives `read(cursor)`. In a PostgreSQL `pipeline` the
-    cursor is read when that is called; elsewhere at once (SQLite refuses a savepoint while a
-    statement's rows are still being read, and executes each statement as it comes anyway)."""
-    cursor = connection.cursor()
+    """Execute `sql` on `connection` (one of `connections`, not Django's proxy for the default: its
+    cursors are kept on it, `_cursor`); the function returned gives `read(cursor)`. In a PostgreSQL
+    `pipeline` the cursor is read when that is called; elsewhere at once (SQLite refuses a savepoint
+    while a statement's rows are still being read, and executes each statement as it comes anyway)."""
+    cursor = _cursor(connection, sql)
     cursor.execute(sql, params)
-    if connection.vendor != "postgresql":
-        with cursor:
-            found = read(cursor)
-        return lambda: found
 
     def fetch():
-        with cursor:
-            return read(cursor)
+        found = read(cursor)
+        _release(connection, sql, cursor)
+        return found
 
+    if connection.vendor != "postgresql":
+        found = fetch()
+        return lambda: found
     return fetch
+
+
+def _write(connection, sql: str, params: list) -> None:
+    """Execute `sql`, whose result nobody reads."""
+    cursor = _cursor(connection, sql)
+    cursor.execute(sql, params)
+    _release(connection, sql, cursor)
+
+
+def _cursor(connection, sql: str) -> CursorWrapper:
+    """A cursor for `sql`, as `connection.cursor()` makes one: the same one each time the same
+    statement is sent again on the same connection, once its last answer has been read.
+
+    psycopg keeps what converts a statement's parameters and its result's columns on the cursor,
+    for as long as the cursor runs the same statement (the same `str`); a new cursor builds them
+    afresh (and copies the connection's adapters): 40 to 50 µs a statement, measured
+    (docs/performance.md, "Issue 17, session 18")."""
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    pool = connection.__dict__.get("cursors")
+    if pool is None or pool[0] is not connection.connection:
+        pool = connection.__dict__["cursors"] = (connection.connection, {})
+    free = pool[1].get(sql)
+    if not free:
+        return connection.cursor()
+    connection.validate_thread_sharing()
+    raw = free.pop()
+    return connection.make_debug_cursor(raw) if connection.queries_logged else connection.make_cursor(raw)
+
+
+def _release(connection, sql: str, cursor: CursorWrapper) -> None:
+    """`cursor`, whose answer has been read, to run `sql` again (`_cursor`)."""
+    pool = connection.__dict__.get("cursors")
+    if pool is not None and pool[0] is connection.connection:
+        pool[1].setdefault(sql, []).append(cursor.cursor)
 
 
 def instance_maker(model: type[Model], using: str, names: list[str]) -> Callable[[Sequence], Model]:
@@ -294,8 +366,7 @@ def save_fields(instance: Model, fields: tuple[str, ...], using: str = DEFAULT_D
         statements[key] = _update_sql(model, fields, connection)
     sql, columns = statements[key]
     values = [column.get_db_prep_save(getattr(instance, column.attname), connection) for column in columns]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, instance.pk])
+    _update(connection, sql, [*values, instance.pk], {(model, instance.pk)})
 
 
 def save_field_each(instances: list[Model], field: str, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -315,8 +386,17 @@ def save_field_each(instances: list[Model], field: str, using: str = DEFAULT_DB_
     pks = [instance.pk for instance in instances]
     whens = [v for instance in instances
              for v in (instance.pk, column.get_db_prep_save(getattr(instance, column.attname), connection))]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*whens, *pks])
+    _update(connection, sql, [*whens, *pks], {(model, pk) for pk in pks})
+
+
+def _update(connection, sql: str, params: list, rows: set[tuple]) -> None:
+    """Run an UPDATE of `rows` ((model, pk) each) whose row count nobody reads: in a PostgreSQL
+    `pipeline`, held to go in one statement with the UPDATEs that follow it (`_Pipeline.hold`)."""
+    state = connection.__dict__.get("pipeline")
+    if state is not None and connection.vendor == "postgresql":
+        state.hold(sql, params, rows)
+        return
+    _write(connection, sql, params)
 
 
 def _update_each_sql(model: type[Model], field: str, count: int, connection) -> tuple[str, Field]:

@@ -11,8 +11,9 @@ import hashlib
 import json
 from collections.abc import Callable
 from contextlib import nullcontext
+from functools import cache
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
 from casino.compiled import pipeline, save_fields, sent
@@ -66,16 +67,18 @@ def _claim(key: str, digest: str, by) -> Callable[[], int | None]:
     same wait on a racing first request (PostgreSQL waits on the conflicting row until its
     transaction ends, then inserts if it rolled back).
     """
-    quoted = connection.ops.quote_name
+    using = connections[DEFAULT_DB_ALIAS]  # the connection itself: `sent` keeps its cursors on it
+    created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(timezone.now(), using)
+    return sent(using, _claim_sql(using.vendor), [key, digest, by.pk, created_at], _claimed_id)
+
+
+@cache
+def _claim_sql(vendor: str) -> str:
+    """The claim's statement: one `str`, for psycopg to keep its adapters (casino.compiled._cursor)."""
+    quoted = connections[DEFAULT_DB_ALIAS].ops.quote_name
     table, columns = IdempotentRequest._meta.db_table, ("key", "fingerprint", "user_id", "created_at")
-    created_at = IdempotentRequest._meta.get_field("created_at").get_db_prep_value(timezone.now(), connection)
-    return sent(
-        connection,
-        f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
-        "ON CONFLICT DO NOTHING RETURNING id",
-        [key, digest, by.pk, created_at],
-        _claimed_id,
-    )
+    return (f"INSERT INTO {quoted(table)} ({', '.join(map(quoted, columns))}) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING RETURNING id")
 
 
 def _claimed_id(cursor) -> int | None:

@@ -1,7 +1,7 @@
 """casino.compiled: a compiled query reads what the ORM reads, run after run, with new ids."""
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from casino.compiled import Compiled, pipeline, save_fields
@@ -208,3 +208,65 @@ def test_a_check_that_fails_when_the_pipeline_comes_back_rolls_the_step_back(pla
 
         after_sync(refuse)
     assert Chain.objects.get(pk=chain.pk).head == chain.head
+
+
+def test_updates_one_after_another_in_a_pipeline_go_as_one_statement_in_the_order_sent(played_hands):
+    # issue 17: a card's chain head, shoe and hand went as three statements
+    first, second = (Hand.objects.get(pk=hand.pk) for hand in played_hands)
+    chain = Chain.objects.first()
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), pipeline():
+        first.seq, second.seq = first.seq + 5, second.seq + 7
+        save_fields(first, ("seq",))
+        save_fields(Chain(pk=chain.pk, length=chain.length, head="d" * 64), ("head",))
+        save_fields(second, ("seq",))
+        seen = HANDS.first(first.pk).seq  # a read after them sees them
+        first.seq += 1
+        save_fields(first, ("seq",))
+        first.seq += 1
+        save_fields(first, ("seq",))  # the same row again: a statement of its own
+    writes = [q["sql"] for q in queries if "UPDATE" in q["sql"]]
+    together = 1 if connection.vendor == "postgresql" else 3
+    assert len(writes) == (together + 2 if together == 1 else 5)
+    assert sum(sql.count("UPDATE") for sql in writes) == 5
+    assert seen == first.seq - 2
+    assert Hand.objects.get(pk=first.pk).seq == first.seq and Hand.objects.get(pk=second.pk).seq == second.seq
+    assert Chain.objects.get(pk=chain.pk).head == "d" * 64
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="updates are held only in psycopg's pipeline")
+def test_an_update_held_that_the_database_refuses_rolls_the_step_back(played_hands):
+    from django.db import IntegrityError
+
+    hand = Hand.objects.get(pk=played_hands[0].pk)
+    chain = Chain.objects.first()
+    with pytest.raises(IntegrityError), transaction.atomic(), pipeline():
+        save_fields(Chain(pk=chain.pk, length=chain.length, head="c" * 64), ("head",))
+        hand.seq = None  # the column refuses a null
+        save_fields(hand, ("seq",))
+    assert Chain.objects.get(pk=chain.pk).head == chain.head
+
+
+def test_a_statement_sent_again_runs_on_the_cursor_it_ran_on_once_read(played_hands):
+    # psycopg keeps a statement's adapters on its cursor; a cursor still to be read is not taken
+    first, second = played_hands
+    with transaction.atomic(), pipeline():
+        HANDS.first(first.pk)
+        pooled = connections["default"].__dict__["cursors"][1][HANDS._plan("default", 0).sql]
+        kept = list(pooled)
+        one, two = HANDS.send(first.pk), HANDS.send(second.pk)
+        waiting = connection.vendor == "postgresql"  # elsewhere each is read as it is sent
+        assert len(pooled) == (0 if waiting else 1)
+        assert [h.pk for h in two()] == [second.pk] and [h.pk for h in one()] == [first.pk]
+    assert kept[0] in pooled and len(pooled) == (2 if waiting else 1)
+    with CaptureQueriesContext(connection) as queries:  # a pooled cursor is still seen by Django
+        HANDS.first(second.pk)
+    assert len(queries) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_connection_starts_its_own_cursors(played_hands):
+    HANDS.first(played_hands[0].pk)
+    old = connections["default"].__dict__["cursors"][0]
+    connection.close()
+    assert HANDS.first(played_hands[1].pk).pk == played_hands[1].pk
+    assert connections["default"].__dict__["cursors"][0] is connection.connection is not old

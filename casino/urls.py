@@ -1,5 +1,8 @@
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from . import health, views
@@ -7,6 +10,9 @@ from . import health, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("health/", health.health, name="health"),
+    # Browsers ask for /favicon.ico on every page without an icon of its own (the admin's too); the
+    # icon's URL is looked up when first asked for, once the static files' manifest exists.
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("casino/favicon.svg"), permanent=True)),
     path("tablet/", include("tables.urls")),
     path("pit/", include("tables.pit_urls")),
     path("reports/", include("reports.urls")),

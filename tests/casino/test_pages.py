@@ -55,3 +55,12 @@ def test_every_template_comment_is_one_a_template_hides():
     for template in root.glob("*/templates/**/*.html"):
         for number, line in enumerate(template.read_text().splitlines(), 1):
             assert line.count("{#") == line.count("#}"), f"{template.relative_to(root)}:{number}"
+
+
+def test_the_browser_s_icon_is_the_casino_s(client):
+    # a 404 on every first page a browser opened, in its console
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith(".svg") and "casino/favicon" in response["Location"]
+    icon = client.get(response["Location"])
+    assert icon.status_code == 200 and b"".join(icon.streaming_content).startswith(b"<svg")

@@ -182,6 +182,9 @@ class _Pipeline:
         self.ahead: dict[tuple, Callable[[], list]] = {}
         self.held: list[tuple[str, list]] = []
         self.held_rows: set[tuple] = set()
+        # Only a pipeline inside a transaction holds updates: a transaction begun inside one
+        # would commit before what it holds was sent.
+        self.holds = connection.vendor == "postgresql" and connection.in_atomic_block
 
     def hold(self, sql: str, params: list, rows: set[tuple]) -> None:
         """Hold an UPDATE of `rows` ((model, pk) each) whose row count nobody reads, to go in one
@@ -391,9 +394,10 @@ def save_field_each(instances: list[Model], field: str, using: str = DEFAULT_DB_
 
 def _update(connection, sql: str, params: list, rows: set[tuple]) -> None:
     """Run an UPDATE of `rows` ((model, pk) each) whose row count nobody reads: in a PostgreSQL
-    `pipeline`, held to go in one statement with the UPDATEs that follow it (`_Pipeline.hold`)."""
+    `pipeline` inside a transaction, held to go in one statement with the UPDATEs that follow it
+    (`_Pipeline.hold`)."""
     state = connection.__dict__.get("pipeline")
-    if state is not None and connection.vendor == "postgresql":
+    if state is not None and state.holds:
         state.hold(sql, params, rows)
         return
     _write(connection, sql, params)

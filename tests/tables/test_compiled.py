@@ -270,3 +270,15 @@ def test_a_new_connection_starts_its_own_cursors(played_hands):
     connection.close()
     assert HANDS.first(played_hands[1].pk).pk == played_hands[1].pk
     assert connections["default"].__dict__["cursors"][0] is connection.connection is not old
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_pipeline_begun_outside_a_transaction_holds_no_update(played_hands):
+    # a transaction begun inside it commits before the pipeline ends: what it wrote must be sent by then
+    chain = Chain.objects.first()
+    with pipeline(), CaptureQueriesContext(connection) as queries:
+        with transaction.atomic():
+            save_fields(Chain(pk=chain.pk, length=chain.length, head="b" * 64), ("head",))
+            sent = [q["sql"] for q in queries if q["sql"].startswith('UPDATE "ledger_chain"')]
+        assert len(sent) == 1
+    assert Chain.objects.get(pk=chain.pk).head == "b" * 64

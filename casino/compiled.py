@@ -182,7 +182,6 @@ class _Pipeline:
         self.ahead: dict[tuple, Callable[[], list]] = {}
         self.held: list[tuple[str, list]] = []
         self.held_rows: set[tuple] = set()
-        self.held_tables: set[str] = set()  # quoted, as they appear in a statement
         # Only a pipeline inside a transaction holds updates: a transaction begun inside one
         # would commit before what it holds was sent.
         self.holds = connection.vendor == "postgresql" and connection.in_atomic_block
@@ -191,21 +190,19 @@ class _Pipeline:
         """Hold an UPDATE of `rows` ((model, pk) each) whose row count nobody reads, to go in one
         statement with the UPDATEs that follow it: PostgreSQL then reads, plans and answers one
         statement where it did each (a card's chain head, shoe and hand: three in one). Held only
-        until anything else is sent that could see the difference (`sending`) or the pipeline ends,
-        so what each statement reads or writes is what it would have been in the order sent."""
+        until anything else is sent (`sending`) or the pipeline ends, so statements still run in
+        the order sent."""
         if rows & self.held_rows:  # PostgreSQL leaves which of two updates of a row in one statement wins
             self.flush()
         self.held.append((sql, params))
         self.held_rows |= rows
-        quoted = self.connection.ops.quote_name
-        self.held_tables |= {quoted(model._meta.db_table) for model, _ in rows}
 
     def flush(self) -> None:
         """Send the UPDATEs held, as one statement: each but the last in a `WITH` of its own,
         which PostgreSQL runs once, to completion, though the statement does not read it."""
         if not self.held:
             return
-        held, self.held, self.held_rows, self.held_tables = self.held, [], set(), set()
+        held, self.held, self.held_rows = self.held, [], set()
         *before, (sql, params) = held
         if before:
             sql = "WITH " + ", ".join(f"w{at} AS ({text})" for at, (text, _) in enumerate(before)) + " " + sql
@@ -215,19 +212,9 @@ class _Pipeline:
         _write(self.connection, sql, params)
 
     def sending(self, execute, sql, params, many, context):
-        """Django's execute wrapper for as long as the pipeline lasts: what is held goes first,
-        unless `sql` only reads tables it does not touch (`_unseen`)."""
-        if self.held and not self._unseen(sql):
-            self.flush()
+        """Django's execute wrapper for as long as the pipeline lasts: what is held goes first."""
+        self.flush()
         return execute(sql, params, many, context)
-
-    def _unseen(self, sql: str) -> bool:
-        """Whether `sql` reads without locking and names none of the tables held: what it reads is
-        then the same before or after the held UPDATEs, which may follow it (the tables' triggers
-        only refuse, and nothing here reads through a view or a function). A lock (`FOR UPDATE`,
-        `FOR SHARE`) sends them first, so row locks are still taken in the order sent."""
-        return (sql.startswith("SELECT ") and " FOR " not in sql
-                and not any(table in sql for table in self.held_tables))
 
 
 @contextmanager

@@ -34,7 +34,6 @@ from tables.models import ApprovalRequest, CardEvent, Hand, SeatSession, Shoe, T
 from tables.screens import hand_screen
 from tables.selectors import at_tables_seen, tables_visible_to
 from tables.services import (
-    HandError,
     SignatureGiven,
     approval_decide,
     approval_withdraw,
@@ -49,6 +48,7 @@ from tables.services import (
     seat_open,
     shoe_retire,
     shoe_start,
+    table_record_card,
     table_settings_change,
 )
 from tables.services.idempotency import MAX_KEY_LENGTH
@@ -315,17 +315,7 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     def cards(self, request, pk=None):
         table, key = self.get_object(), idempotency_key(request)
         data = parsed(s.TableCardSerializer, request)
-        hand = Hand.objects.filter(table=table, status__in=Hand.OPEN).first()
-        if hand is None:
-            raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
-        hand = hand_record_card(  # no expected_seq: the shoe's cards come in the order they leave it
-            hand=hand,
-            rank=data["rank"],
-            by=request.user,
-            device=device(request),
-            expected_seq=data["expected_seq"],
-            key=key,
-        )
+        hand = table_record_card(table=table, **data, by=request.user, device=device(request), key=key)
         return hand_response(hand, status.HTTP_201_CREATED)
 
 

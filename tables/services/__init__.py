@@ -12,6 +12,7 @@ from .hands import (
     hand_settle,
     hand_settle_and_continue,
     hand_start,
+    table_record_card,
 )
 from .incidents import incident_acknowledge
 from .seating import SeatError, seat_buy_in, seat_close, seat_open
@@ -55,6 +56,7 @@ __all__ = [
     "hand_correct_card",
     "hand_decide",
     "hand_record_card",
+    "table_record_card",
     "hand_settle",
     "hand_settle_and_continue",
     "hand_start",

@@ -151,12 +151,38 @@ def hand_record_card(
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
     ahead = partial(hand_lock_ahead, hand.pk, with_shoe=True, admit=admit)
+    return _card_once(lambda: hand.pk, by, device, key=key, request=request, step=step, ahead=ahead)
+
+
+def table_record_card(*, table: Table, rank: int | None, by, device: str = "", expected_seq: int | None,
+                      key: str) -> Hand:
+    """`hand_record_card` for the hand open at `table`, as a card-reading shoe sends it: it knows
+    its table, not the hand.
+
+    The request names the table, and the open hand is looked up after the key's claim: a retry
+    then gets the first answer even once that hand has settled or the next one has started,
+    where a hand looked up before the claim would be none, or another."""
+    request = {"op": "card", "table": table.pk, "rank": rank, "expected_seq": expected_seq}
+    found: list[int] = []
+
+    def step() -> Hand:
+        hand = OPEN_HAND.first(table.pk)
+        if hand is None:
+            raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
+        found.append(hand.pk)
+        return _record_card(hand.pk, rank, by, device, expected_seq)
+
+    ahead = partial(OPEN_HAND.ahead, table.pk)  # with the claim: the step then runs in one pipeline
+    return _card_once(lambda: found[0], by, device, key=key, request=request, step=step, ahead=ahead)
+
+
+def _card_once(hand_id: Callable[[], int], by, device: str, **step_once) -> Hand:
+    """`_step_once` of a card; a rank the shoe cannot hold is then recorded as an incident of the
+    hand `hand_id()` gives, after the step rolled back: the refusal itself must stay on file."""
     try:
-        return _step_once(key=key, request=request, by=by, step=step, ahead=ahead)
+        return _step_once(by=by, **step_once)
     except RankRefused as refusal:
-        # Recorded after the refused step rolled back: the refusal itself must stay on file. The
-        # hand is read again: the caller may know it by its id alone.
-        hand = Hand.objects.only("table", "shoe").get(pk=hand.pk)
+        hand = Hand.objects.only("table", "shoe").get(pk=hand_id())  # the caller may know its id alone
         Incident.objects.create(
             kind=Incident.Kind.RANK_REFUSED,
             table_id=hand.table_id,

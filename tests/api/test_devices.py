@@ -15,7 +15,7 @@ from casino.models import User
 from casino.roles import DEALER
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import CardEvent, CashIn, SeatSession, Shift
+from tables.models import CardEvent, CashIn, Incident, SeatSession, Shift
 from tables.services import shift_rotate
 
 from .conftest import new_key, records
@@ -276,3 +276,49 @@ def test_a_buy_in_sends_at_most_twenty_four_statements_and_answers_the_chips(sho
     assert len(captured) <= 24, "\n".join(q["sql"][:150] for q in captured)
     assert answer.json()["chips"] == 200 - 10 + 50  # the bet of the open hand is in it
     assert CashIn.objects.filter(session=session).count() == 2
+
+
+@pytest.mark.parametrize("next_hand", [False, True], ids=["no hand open", "the next hand started"])
+def test_a_shoe_retrying_its_last_card_after_the_hand_settled_is_answered_with_that_hand(
+    shoe_device, as_dana, open_hand, rocket, next_hand
+):
+    # a retry is applied once and answered as a success, whatever happened at the table since: the
+    # hand the card went to, as it stands now (as any step's retry answers)
+    read_card(shoe_device, rocket, 5)
+    first = read_card(shoe_device, rocket, 9, HTTP_IDEMPOTENCY_KEY="shoe-read-9")
+    hand = as_dana.change(f"/api/hands/{open_hand['hand']}/decisions/", {"move": "fold", **seq(first)})
+    assert as_dana.change(f"/api/hands/{open_hand['hand']}/settle/", seq(hand)).status_code == 200
+    if next_hand:
+        assert as_dana.change(f"/api/tables/{rocket.pk}/hands/", {"bets": {"1": 10}}).status_code == 201
+    before = records()
+
+    again = read_card(shoe_device, rocket, 9, HTTP_IDEMPOTENCY_KEY="shoe-read-9")
+
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.json()["hand"] == first.json()["hand"] and again.json()["status"] == "settled"
+    assert records() == before
+
+
+def test_a_rank_the_shoe_cannot_hold_read_by_a_shoe_is_refused_and_only_the_incident_is_recorded(
+    as_olga, blackstone
+):
+    key = device_token("shoe-blackstone-1", "--create", "--table", str(blackstone.pk), "--by", "pete")
+    shoe = token_client(key)
+    for number in (1, 2):
+        as_olga.change(f"/api/tables/{blackstone.pk}/seats/", {"seat": number, "buy_in": 50})
+    hand = as_olga.change(f"/api/tables/{blackstone.pk}/hands/", {}).json()
+    assert read_card(shoe, blackstone, 1).status_code == 201  # a single deck holds one 1
+    before = records()
+
+    response = read_card(shoe, blackstone, 1, HTTP_X_DEVICE="shoe-blackstone-1")
+
+    assert response.status_code == 400
+    incident = Incident.objects.get()
+    assert (incident.kind, incident.hand_id, incident.by.username, incident.device, incident.detail) == (
+        "rank_refused", hand["hand"], "shoe-blackstone-1", "shoe-blackstone-1", response.json()["detail"]
+    )
+    assert records() == {**before, "tables.Incident": before["tables.Incident"] + 1}
+
+
+def seq(response) -> dict:
+    return {"expected_seq": response.json()["seq"]}

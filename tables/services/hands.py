@@ -101,7 +101,12 @@ class HandError(DomainError):
 
 
 class RankRefused(HandError):
-    """The dealer keyed a rank (1 to 10) the shoe can no longer hold: an integrity incident."""
+    """The dealer keyed a rank (1 to 10) the shoe can no longer hold: an integrity incident, of
+    `hand` (kept by its ids: the step that raised it rolls back)."""
+
+    def __init__(self, message: str, hand: Hand):
+        super().__init__(message)
+        self.hand_id, self.table_id, self.shoe_id = hand.pk, hand.table_id, hand.shoe_id
 
 
 def hand_start(
@@ -151,7 +156,7 @@ def hand_record_card(
     request = {"op": "card", "hand": hand.pk, "rank": rank, "expected_seq": expected_seq}
     step = partial(_record_card, hand.pk, rank, by, device, expected_seq)
     ahead = partial(hand_lock_ahead, hand.pk, with_shoe=True, admit=admit)
-    return _card_once(lambda: hand.pk, by, device, key=key, request=request, step=step, ahead=ahead)
+    return _card_once(by, device, key=key, request=request, step=step, ahead=ahead)
 
 
 def table_record_card(*, table: Table, rank: int | None, by, device: str = "", expected_seq: int | None,
@@ -163,31 +168,28 @@ def table_record_card(*, table: Table, rank: int | None, by, device: str = "", e
     then gets the first answer even once that hand has settled or the next one has started,
     where a hand looked up before the claim would be none, or another."""
     request = {"op": "card", "table": table.pk, "rank": rank, "expected_seq": expected_seq}
-    found: list[int] = []
 
     def step() -> Hand:
         hand = OPEN_HAND.first(table.pk)
         if hand is None:
             raise HandError(f"No hand is open at {table}: start a hand before dealing cards.")
-        found.append(hand.pk)
         return _record_card(hand.pk, rank, by, device, expected_seq)
 
     ahead = partial(OPEN_HAND.ahead, table.pk)  # with the claim: the step then runs in one pipeline
-    return _card_once(lambda: found[0], by, device, key=key, request=request, step=step, ahead=ahead)
+    return _card_once(by, device, key=key, request=request, step=step, ahead=ahead)
 
 
-def _card_once(hand_id: Callable[[], int], by, device: str, **step_once) -> Hand:
-    """`_step_once` of a card; a rank the shoe cannot hold is then recorded as an incident of the
-    hand `hand_id()` gives, after the step rolled back: the refusal itself must stay on file."""
+def _card_once(by, device: str, **step_once) -> Hand:
+    """`_step_once` of a card; a rank the shoe cannot hold is then recorded as an incident after
+    the step rolled back: the refusal itself must stay on file."""
     try:
         return _step_once(by=by, **step_once)
     except RankRefused as refusal:
-        hand = Hand.objects.only("table", "shoe").get(pk=hand_id())  # the caller may know its id alone
         Incident.objects.create(
             kind=Incident.Kind.RANK_REFUSED,
-            table_id=hand.table_id,
-            shoe_id=hand.shoe_id,
-            hand=hand,
+            table_id=refusal.table_id,
+            shoe_id=refusal.shoe_id,
+            hand_id=refusal.hand_id,
             detail=refusal.message,
             by=by,
             device=device,
@@ -645,7 +647,7 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
         try:
             game.shoe.check(rank)
         except IllegalAction as error:
-            raise RankRefused(str(error)) from error
+            raise RankRefused(str(error), hand) from error
     _deal(game, rank)
     card = _card(hand, shoe, rank, receiver_for(due.to, due.why), due, by, device)
     _append_cards(hand, [card, *_unrevealed(hand, shoe, game, by, device)])

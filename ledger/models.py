@@ -111,7 +111,9 @@ class Chained(models.Model):
     refuse a concrete subclass without the (chain, position) unique constraint.
     """
 
-    chain = models.ForeignKey(Chain, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: the (chain, position) constraint's index serves every lookup by chain,
+    # and one index fewer is less work and WAL for each record written (docs/performance.md).
+    chain = models.ForeignKey(Chain, on_delete=models.PROTECT, related_name="+", db_index=False)
     position = models.PositiveBigIntegerField()
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
@@ -284,8 +286,8 @@ class Transaction(Chained, AppendOnly):
     # replace it afterwards.
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    reverses = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by"
+    reverses = models.ForeignKey(  # indexed by the reversed_once constraint
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by", db_index=False
     )
     reason = models.TextField(blank=True)
     approved_by = models.ForeignKey(

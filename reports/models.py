@@ -344,7 +344,9 @@ class GamingDayClose(Sealed, AppendOnly):
     `verify_ledger`).
     """
 
-    casino = models.ForeignKey("tables.Casino", on_delete=models.PROTECT, related_name="day_closes")
+    casino = models.ForeignKey(
+        "tables.Casino", on_delete=models.PROTECT, related_name="day_closes", db_index=False
+    )
     day = models.DateField(help_text="The gaming day closed.")
     figures = models.JSONField(help_text="The day's master game figures as they stood at the close.")
     signed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

@@ -64,7 +64,7 @@ class Casino(models.Model):
 
 
 class Pit(models.Model):
-    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="pits")
+    casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="pits", db_index=False)
     name = models.CharField(max_length=100)
 
     class Meta:
@@ -82,7 +82,7 @@ class Table(models.Model):
     """A table of a pit. Created and changed only through `tables.services.settings` (the pit's
     settings page, the API, the admin), which checks and audits every change."""
 
-    pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables")
+    pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables", db_index=False)
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=20, choices=Game.choices)
     min_bet = models.PositiveIntegerField(help_text="Smallest bet or ante, in units.")
@@ -185,7 +185,7 @@ class Shoe(models.Model):
 
 
 class Seat(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats", db_index=False)
     number = models.PositiveSmallIntegerField(help_text="Clockwise from the dealer's left, from 1.")
 
     class Meta:
@@ -291,7 +291,8 @@ class Hand(Sealed, models.Model):
 
     OPEN = (Status.IN_PROGRESS, Status.AWAITING_APPROVAL)
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    # Indexed by the (table, number) constraint (hand_number_unique_per_table).
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands", db_index=False)
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="hands")
     number = models.PositiveIntegerField(help_text="Hands are numbered per table from 1.")
     game = models.CharField(max_length=20, choices=Game.choices)
@@ -423,7 +424,9 @@ class CardEvent(Chained, AppendOnly):
 
     objects = CardEventQuerySet.as_manager()
 
-    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards")
+    # `shoe` and `hand` are indexed by the constraints below (each their first column): a card
+    # written updates no index of its own for them (docs/performance.md).
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="cards", db_index=False)
     shoe_position = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
@@ -434,7 +437,9 @@ class CardEvent(Chained, AppendOnly):
     receiver = models.CharField(max_length=10, choices=Receiver.choices)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     why = models.CharField(max_length=20, blank=True, help_text="What the rules dealt it for.")
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="cards")
+    hand = models.ForeignKey(
+        Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="cards", db_index=False
+    )
     seq = models.PositiveIntegerField(null=True, blank=True, help_text="Order within the hand.")
     keyed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     device = models.CharField(max_length=100, blank=True)
@@ -472,8 +477,8 @@ class Recycle(Chained, AppendOnly):
     a shuffle; order and salt are shown once the shoe is retired.
     """
 
-    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="recycles")
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="recycles")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="recycles", db_index=False)
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="recycles", db_index=False)
     seq = models.PositiveIntegerField(help_text="Order within the hand.")
     shoe_position = models.PositiveSmallIntegerField(help_text="The recycled deck's first card (its burn).")
     ranks = models.JSONField(help_text="Cards of each rank recycled (index 0 unused): the discards.")
@@ -522,7 +527,7 @@ class CardCorrection(Chained, AppendOnly):
     """
 
     card = models.ForeignKey(CardEvent, on_delete=models.PROTECT, related_name="corrections")
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="card_corrections")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="card_corrections", db_index=False)
     seq = models.PositiveIntegerField(help_text="Order within the hand.")
     rank = models.PositiveSmallIntegerField(help_text="The rank the card really was.")
     reason = models.TextField()
@@ -564,7 +569,8 @@ class CardCorrection(Chained, AppendOnly):
 class Decision(Chained, AppendOnly):
     """A player's decision as the dealer pressed it."""
 
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="decisions")
+    # indexed by decision_seq_unique_in_hand, its first column
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="decisions", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField()
     action = models.JSONField(help_text='As recorded for replay, e.g. ["take", 3].')
@@ -602,7 +608,10 @@ class IdempotentRequest(models.Model):
 
     key = models.CharField(max_length=100)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the request.")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # indexed by idempotency_key_unique_per_user, its first column
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     response = models.JSONField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -716,7 +725,9 @@ class TimeCharge(AppendOnly):
     n `n * time_minutes` later. At most one charge per (session, period): two workers charging the
     same period at once cannot both write it. The chips moved are the ledger `transaction`."""
 
-    session = models.ForeignKey(SeatSession, on_delete=models.PROTECT, related_name="time_charges")
+    session = models.ForeignKey(
+        SeatSession, on_delete=models.PROTECT, related_name="time_charges", db_index=False
+    )
     period = models.PositiveIntegerField(help_text="0 for the period that starts at the sit-down.")
     amount = models.PositiveBigIntegerField(help_text="Units paid to the table's rake account.")
     due_at = models.DateTimeField(help_text="When the period started.")
@@ -835,7 +846,7 @@ class Slip(Sealed, models.Model):
     year = models.PositiveSmallIntegerField()
     serial = models.PositiveIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="slips")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="slips", db_index=False)
     amount = models.BigIntegerField(null=True, blank=True, help_text="Units.")
     denominations = models.JSONField(default=dict, blank=True, help_text="Chip value (units) to count.")
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, null=True, blank=True, related_name="slips")
@@ -926,7 +937,7 @@ class Signature(Sealed, AppendOnly):
         PASSWORD = "password", "Password"
         PIN = "pin", "PIN"
 
-    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="signatures")
+    slip = models.ForeignKey(Slip, on_delete=models.PROTECT, related_name="signatures", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     role = models.CharField(
         max_length=20, help_text="What they sign as: dealer, pit manager, counter, witness."
@@ -1156,7 +1167,7 @@ class DropBox(Sealed, AppendOnly):
     drop. Append-only, and sealed when written.
     """
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="drop_boxes")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="drop_boxes", db_index=False)
     number = models.PositiveIntegerField(help_text="Boxes are numbered per table from 1.")
     opener = models.OneToOneField(
         TableCount,
@@ -1197,7 +1208,7 @@ class DropCustody(Sealed, AppendOnly):
         REMOVED = "removed", "Removed from the table"
         DELIVERED = "delivered", "Delivered to the count room"
 
-    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="custody")
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="custody", db_index=False)
     step = models.CharField(max_length=10, choices=Step.choices)
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     device = models.CharField(max_length=100, blank=True)
@@ -1230,7 +1241,7 @@ class DropCount(Sealed, AppendOnly):
         FIRST = 1, "First counter"
         SECOND = 2, "Second counter (blind)"
 
-    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="counts")
+    box = models.ForeignKey(DropBox, on_delete=models.PROTECT, related_name="counts", db_index=False)
     round = models.PositiveSmallIntegerField(help_text="1 for the first count; each recount is the next.")
     counter = models.PositiveSmallIntegerField(choices=Counter.choices)
     denominations = models.JSONField(help_text="Value (units) to the number of notes or coins.")
@@ -1349,7 +1360,9 @@ class HeldQueue(AppendOnly):
     steps = models.JSONField(help_text="The refused step first, then the rest, as the tablet sent them.")
     first_key = models.CharField(max_length=100, help_text="The refused step's idempotency key.")
     refusal = models.TextField(help_text="Why the first step was refused, as the tablet was told.")
-    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     device = models.CharField(max_length=100, blank=True)
     at = models.DateTimeField(default=timezone.now)
 

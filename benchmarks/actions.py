@@ -10,7 +10,8 @@ it prints the actions, the Django CPU a request takes (`time.process_time`: the 
 path through middleware, DRF, permissions, the service and the answer), the CPU the PostgreSQL
 backend serving this process's connection spent on it (its /proc stat, in clock ticks: exact only
 as an average over many requests) and the SQL statements it sends PostgreSQL (savepoints counted;
-`BEGIN` and `COMMIT` are not: psycopg sends them on its own).
+`BEGIN` and `COMMIT` are not: psycopg sends them on its own), and then the WAL PostgreSQL wrote
+for the actions and for the floor view's posts, in bytes each (a commit flushes what it wrote).
 
 The same is measured, in the same run, for `/floor/` (benchmarks/load_urls.py: one insert in one
 transaction, the floor of this stack), and the issue's goal is printed as a ratio: a table action
@@ -103,6 +104,15 @@ def rounds(client, backend: Backend, tablets: list[Tablet], actions: int) -> dic
     return by_label
 
 
+def wal_written() -> int:
+    """Bytes of WAL PostgreSQL has written so far (its insert position), all sessions together."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')")
+        return int(cursor.fetchone()[0])
+
+
 def floor_costs(client, backend: Backend, requests: int) -> list[tuple]:
     """(cpu, database cpu, statements) of each of `requests` posts to `/floor/`."""
     send = partial(client.post, "/floor/", headers={"X-Device": "bench"})
@@ -183,11 +193,18 @@ def measure(args) -> None:
     floor_costs(client, backend, 50)
     print(f"{args.actions} actions at {len(tablets)} tables ({args.games}), and as many posts to /floor/, "
           "in-process:", flush=True)
+    wal = wal_written()
     by_label = rounds(client, backend, tablets, args.actions)
+    action_wal = wal_written() - wal
     if args.show_sql:
         show_sql(client, backend, tablets, args.show_sql)
-    for line in table_of_costs(by_label, floor_costs(client, backend, args.actions)):
+    wal = wal_written()
+    floor = floor_costs(client, backend, args.actions)
+    floor_wal = wal_written() - wal
+    for line in table_of_costs(by_label, floor):
         print(line, flush=True)
+    print(f"  WAL written: {action_wal / args.actions:,.0f} bytes an action, {floor_wal / args.actions:,.0f} "
+          "a post to /floor/ (each commit flushes its own)", flush=True)
     if args.layers:
         for line in layers(client, backend, tablets, args.actions):
             print(line, flush=True)

@@ -1,9 +1,5 @@
-"""Foreign keys that a unique constraint already indexes (its first column) lose their own index: every
-row written updated both, for no lookup's sake (docs/performance.md, "Issue 17, session 20";
-tests/test_indexes.py).
-
-Only the indexes are dropped, by name (the same on PostgreSQL and SQLite): Django would alter each
-field on SQLite by rebuilding its table, which drops the append-only triggers (ledger.db)."""
+"""Foreign keys a unique constraint already indexes lose their own index, as in
+tables/migrations/0025_redundant_fk_indexes.py (which says why by name)."""
 
 import django.db.models.deletion
 from django.db import migrations, models

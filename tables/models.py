@@ -1216,6 +1216,7 @@ class DropCustody(Sealed, AppendOnly):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["box", "step"], name="drop_custody_step_once_per_box")]
+        ordering = ["pk"]  # the steps as they happened: removed, then delivered
 
     def __str__(self):
         return f"{self.box}: {self.get_step_display().lower()}"

@@ -157,4 +157,9 @@ class Migration(migrations.Migration):
                 migrations.RunSQL("DROP INDEX tables_timecharge_session_id_e548b49a", "CREATE INDEX tables_timecharge_session_id_e548b49a ON tables_timecharge (session_id)"),
             ],
         ),
+        # found by the indexes' change: the custody steps were read in the order an index gave them
+        migrations.AlterModelOptions(
+            name='dropcustody',
+            options={'ordering': ['pk']},
+        ),
     ]

@@ -39,7 +39,7 @@ from statistics import mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, machine, setup_django
+from benchmarks.common import DEFAULT_SERVER, admin_sql, database_url, machine, process_cpu, setup_django
 from benchmarks.load import Answer, Tablet, floor_create
 
 # Issue 17's goal: a table action costs at most this many times the CPU of the one-insert floor view.
@@ -47,20 +47,17 @@ FLOOR_GOAL = 3
 
 
 class Backend:
-    """The CPU seconds PostgreSQL's backend process for Django's connection has used so far: it
-    runs on this machine, so its /proc stat says (user + system time, in clock ticks)."""
-
-    TICK = 1 / os.sysconf("SC_CLK_TCK")
+    """The CPU seconds PostgreSQL's backend process for Django's connection has used so far
+    (`process_cpu`: it runs on this machine)."""
 
     def __init__(self):
         from django.db import connection
 
         connection.ensure_connection()
-        self.stat = Path(f"/proc/{connection.connection.info.backend_pid}/stat")
+        self.pid = connection.connection.info.backend_pid
 
     def cpu(self) -> float:
-        fields = self.stat.read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) * self.TICK  # utime, stime (fields 14, 15)
+        return process_cpu(self.pid)
 
 
 def timed(backend: Backend, send) -> tuple[object, float, float, int]:

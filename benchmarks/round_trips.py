@@ -3,8 +3,8 @@ come back to back and when each comes after a dealer's pause.
 
     python benchmarks/round_trips.py [--requests 1000] [--pauses 0,3,10]
 
-A table action makes four to six round trips (a card five: the token, the step's first reads with
-the key's claim, the chain's head, its writes and answer, the commit). Each "request" below sends
+A table action waits on the database five to sixteen times (a card five, a start of a hand
+sixteen: counted with strace, docs/performance.md "Issue 17, session 20"). Each "request" below sends
 one round trip, then four more (`SELECT 1` each, prepared, as the app's are): the first's cost is
 what a request pays to wake the server after a pause, the next four's what each further round trip
 of the same request costs. Only `SELECT 1` is sent, so the server's own `postgres` database is used
@@ -13,7 +13,6 @@ request, the median of three runs; compare them only within one run (docs/perfor
 """
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -21,27 +20,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import DEFAULT_SERVER, database_url, machine  # noqa: E402
+from benchmarks.common import DEFAULT_SERVER, database_url, machine, process_cpu  # noqa: E402
 
-TICK = 1 / os.sysconf("SC_CLK_TCK")
 FURTHER = 4  # round trips a request makes after its first
-
-
-def backend_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * TICK  # utime, stime
 
 
 def cost(connection, requests: int, trips: int, pause: float) -> float:
     """CPU seconds (client and server) a request of `trips` round trips, `pause` seconds apart."""
     cursor, pid = connection.cursor(), connection.info.backend_pid
-    client, server = time.process_time(), backend_cpu(pid)
+    client, server = time.process_time(), process_cpu(pid)
     for _ in range(requests):
         for _ in range(trips):
             cursor.execute("SELECT 1")
             cursor.fetchall()
         time.sleep(pause)
-    return (time.process_time() - client + backend_cpu(pid) - server) / requests
+    return (time.process_time() - client + process_cpu(pid) - server) / requests
 
 
 def measured(connection, requests: int, pause: float) -> tuple[float, float]:

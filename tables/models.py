@@ -694,8 +694,12 @@ class StaffCasino(models.Model):
         return f"{self.user} reads {self.casino} only"
 
 
-class Incident(AppendOnly):
-    """Something at a table an auditor must see: a rank the shoe could not hold, and the like."""
+class Incident(Sealed, AppendOnly):
+    """Something at a table an auditor must see: a rank the shoe could not hold, and the like.
+
+    Append-only, and sealed in the table's chain when opened (`incident_open`): a cash report due
+    or a count variance is what the auditors and the regulator read, so one removed is named.
+    """
 
     class Kind(models.TextChoices):
         RANK_REFUSED = "rank_refused", "Rank the shoe cannot hold"
@@ -718,12 +722,25 @@ class Incident(AppendOnly):
     def __str__(self):
         return f"{self.table}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
 
+    def seal_content(self) -> dict:
+        return {
+            "kind": self.kind,
+            "table": self.table_id,
+            "shoe": self.shoe_id,
+            "hand": self.hand_id,
+            "detail": self.detail,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
 
-class TimeCharge(AppendOnly):
+
+class TimeCharge(Sealed, AppendOnly):
     """One period of a seat session's time paid to the house, under the `time` collection
     (RULINGS.md "House revenue on pot games"). Period 0 starts when the player sits down, period
     n `n * time_minutes` later. At most one charge per (session, period): two workers charging the
-    same period at once cannot both write it. The chips moved are the ledger `transaction`."""
+    same period at once cannot both write it. The chips moved are the ledger `transaction`; the
+    period and seat it paid for are sealed next to it, in the table's chain."""
 
     session = models.ForeignKey(
         SeatSession, on_delete=models.PROTECT, related_name="time_charges", db_index=False
@@ -744,6 +761,17 @@ class TimeCharge(AppendOnly):
 
     def __str__(self):
         return f"{self.session}: period {self.period} ({self.amount} units)"
+
+    def seal_content(self) -> dict:
+        return {
+            "session": self.session_id,
+            "period": self.period,
+            "amount": self.amount,
+            "due_at": utc_iso(self.due_at),
+            "transaction": _uuid_text(self.transaction_id),
+            "at": utc_iso(self.at),
+            "by": self.by_id,
+        }
 
 
 class ApprovalRequest(Sealed, models.Model):
@@ -1324,9 +1352,10 @@ class RatingSlip(models.Model):
         return f"Rating slip {self.pk}: {self.player}"
 
 
-class RatingSlipEvent(AppendOnly):
+class RatingSlipEvent(Sealed, AppendOnly):
     """One step of a rating slip: started or moved (at `session`, the seat session it now
-    covers), paused, resumed, closed; who, when, from which device."""
+    covers), paused, resumed, closed; who, when, from which device. Sealed in the table's chain:
+    the time a slip ran is what a player's rating, and so their comps, are figured from."""
 
     class Kind(models.TextChoices):
         STARTED = "started", "Started"
@@ -1348,13 +1377,24 @@ class RatingSlipEvent(AppendOnly):
     def __str__(self):
         return f"{self.slip}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
 
+    def seal_content(self) -> dict:
+        return {
+            "slip": self.slip_id,
+            "kind": self.kind,
+            "session": self.session_id,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
 
-class HeldQueue(AppendOnly):
+
+class HeldQueue(Sealed, AppendOnly):
     """Steps a tablet keyed while the network was down that the server would not apply: the first
     refused step and every step after it, as the tablet sent them (kind, rank, receiver, seat,
     action, key, seq), with the refusal's sentence. The steps before it were applied; these wait
     for the pit (docs/tablet.md "When the network fails"). One per refused queue: a tablet that
-    sends the same queue again finds it (`by`, `first_key`)."""
+    sends the same queue again finds it (`by`, `first_key`). Sealed in the table's chain when
+    held: the steps are the dealer's record of cards that left the shoe."""
 
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="held_queues")
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="held_queues")
@@ -1375,6 +1415,18 @@ class HeldQueue(AppendOnly):
 
     def __str__(self):
         return f"{self.table} hand {self.hand.number}: {len(self.steps)} steps held"
+
+    def seal_content(self) -> dict:
+        return {
+            "hand": self.hand_id,
+            "table": self.table_id,
+            "steps": self.steps,
+            "first_key": self.first_key,
+            "refusal": self.refusal,
+            "by": self.by_id,
+            "device": self.device,
+            "at": utc_iso(self.at),
+        }
 
 
 class BackEntry(Sealed, AppendOnly):

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from django.db.models import Max
 
 from ledger.models import Account, Transaction
+from ledger.seals import seal
 from ledger.services import Line, accounts_get, ledger_post
 from tables.games import IllegalAction
 from tables.games.collection import TIME, CollectionOptions
@@ -108,7 +109,7 @@ def _charge(table, session, period: int, rules, player: Account, rake: Account, 
         by=by,
         table=table,
     )
-    TimeCharge.objects.create(
+    charge = TimeCharge.objects.create(
         session=session,
         period=period,
         amount=fee,
@@ -117,3 +118,4 @@ def _charge(table, session, period: int, rules, player: Account, rake: Account, 
         at=now,
         by=by,
     )
+    seal(charge, chain=transaction.chain, event="charged")  # under the chain lock the post took

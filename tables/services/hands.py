@@ -72,6 +72,7 @@ from .engine import (
     unrevealed_after_last_take,
 )
 from .idempotency import run_once
+from .incidents import incident_open
 from .seating import OPEN_SESSIONS, hand_players_sent, open_sessions
 from .shoes import (
     OPEN_HAND,
@@ -185,9 +186,9 @@ def _card_once(by, device: str, **step_once) -> Hand:
     try:
         return _step_once(by=by, **step_once)
     except RankRefused as refusal:
-        Incident.objects.create(
+        incident_open(
             kind=Incident.Kind.RANK_REFUSED,
-            table_id=refusal.table_id,
+            table=Table(pk=refusal.table_id),
             shoe_id=refusal.shoe_id,
             hand_id=refusal.hand_id,
             detail=refusal.message,

@@ -1,4 +1,5 @@
-"""Count variances the pit must answer for (issue 16, point 6; docs/count.md).
+"""Incidents: what an auditor must see at a table, opened and sealed in one place
+(`incident_open`), and the count variances the pit must answer for (issue 16, point 6; docs/count.md).
 
 A count that differs from what the records expect by more than the casino's thresholds
 (`reports.CountRules`: a written explanation above `explanation_over` units, a report to the regulator
@@ -10,9 +11,11 @@ page lists it.
 
 from functools import partial
 
+from django.db import transaction
 from django.db.models import QuerySet
 
 from casino.errors import DomainError, NotAllowed
+from ledger.models import Chain
 from ledger.seals import seal
 from reports.models import CountRules
 from tables.models import Incident, IncidentFinding, Table
@@ -21,6 +24,19 @@ from tables.selectors import at_tables_seen, user_can_supervise
 from .idempotency import run_once
 
 FINDINGS_MAX_LENGTH = 5000  # a page of writing; more is an attachment, not a finding
+
+
+def incident_open(*, kind: str, table: Table, detail: str, by, device: str = "", chain: Chain | None = None,
+                  **where) -> Incident:
+    """Open an incident at `table` (`where`: its `shoe_id`, `hand_id` or `at`), sealed in the
+    table's chain in the same database transaction: `chain` when the caller holds its lock
+    already (a buy-in, after its post), else locked here."""
+    with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
+        incident = Incident.objects.create(
+            kind=kind, table=table, detail=detail, by=by, device=device, **where
+        )
+        seal(incident, table=table, chain=chain, event="opened")
+    return incident
 
 
 def count_rules_for(casino_id: int) -> CountRules:
@@ -45,7 +61,7 @@ def count_variance_incident(
         f"{what}: {difference:+,} units against what the records expect, more than the casino's "
         f"{limit:,}. A pit manager must {then} and acknowledge it with the findings."
     )
-    return Incident.objects.create(kind=kind, table=table, detail=detail, by=by, device=device)
+    return incident_open(kind=kind, table=table, detail=detail, by=by, device=device)
 
 
 def incidents_to_acknowledge(user) -> QuerySet[Incident]:

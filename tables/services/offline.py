@@ -17,8 +17,9 @@ from django.db import transaction
 from casino.audit import audit_record
 from casino.errors import DomainError
 from casino.models import AuditEvent
+from ledger.seals import seal
 from tables.games import CardDue, DecisionDue
-from tables.models import Hand, HeldQueue, IdempotentRequest, Receiver
+from tables.models import Hand, HeldQueue, IdempotentRequest, Receiver, Table
 
 from .engine import engine_for
 from .hands import HandError, hand_decide, hand_record_card
@@ -171,6 +172,8 @@ def _hold(hand: Hand, rest: list[QueuedStep], refusal: str, applied: int, by, de
         },
     )
     if created:
+        # The hand is locked already, then its chain, as in a step.
+        seal(held, table=Table(pk=hand.table_id), event="held")
         audit_record(
             action=AuditEvent.Action.QUEUE_HELD,
             user=by,

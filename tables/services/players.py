@@ -28,6 +28,7 @@ from casino.models import AuditEvent
 from ledger.seals import seal
 from reports.periods import gaming_day
 from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
+from tables.services.incidents import incident_open
 
 
 class PlayerError(DomainError):
@@ -252,13 +253,14 @@ def cash_in_record(
     insert_returning(cash_in)
     seal(cash_in, chain=ledger_transaction.chain, event="recorded")
     if crossed:
-        Incident.objects.create(
+        incident_open(
             kind=Incident.Kind.CASH_REPORT,
             table=table,
             detail=f"{session.seat}: {player} is past {rules.reporting_threshold} in cash today "
             f"(this buy-in {cents / 100:.2f}); a currency transaction report is due.",
             by=by,
             at=at,
+            chain=ledger_transaction.chain,
         )
     return cash_in
 

@@ -23,6 +23,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
+from ledger.seals import seal
 from tables.models import Hand, Player, RatingSlip, RatingSlipEvent, SeatSession, Table
 from tables.ratings import bets_by_game, hands_played, hands_result, hours_and_minutes, ratio, theoretical_win
 from tables.selectors import user_can_deal
@@ -191,9 +192,11 @@ def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession
 
 
 def _record(slip, kind, session, by, device) -> None:
-    RatingSlipEvent.objects.create(
+    """The slip's step, sealed in its table's chain (locked after the table, seat and player)."""
+    event = RatingSlipEvent.objects.create(
         slip=slip, kind=kind, session=session, by=by, device=device.strip(), at=timezone.now()
     )
+    seal(event, table=Table(pk=session.seat.table_id), event=kind)
 
 
 def slip_segments(slip: RatingSlip, *, now=None) -> list[Segment]:

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from casino.models import User
 from casino.roles import DEALER
-from ledger.models import Account
+from ledger.models import Account, Seal
 from ledger.services import account_get
 from tables.models import CardEvent, CashIn, Incident, SeatSession, Shift
 from tables.services import shift_rotate
@@ -317,7 +317,10 @@ def test_a_rank_the_shoe_cannot_hold_read_by_a_shoe_is_refused_and_only_the_inci
     assert (incident.kind, incident.hand_id, incident.by.username, incident.device, incident.detail) == (
         "rank_refused", hand["hand"], "shoe-blackstone-1", "shoe-blackstone-1", response.json()["detail"]
     )
-    assert records() == {**before, "tables.Incident": before["tables.Incident"] + 1}
+    # the incident and its seal in the table's chain, nothing of the step
+    after = {**before, "tables.Incident": before["tables.Incident"] + 1, "ledger.Seal": before["ledger.Seal"] + 1}
+    assert records() == after
+    assert Seal.objects.get(model="tables.Incident").record == incident.pk
 
 
 def seq(response) -> dict:

@@ -318,8 +318,8 @@ def test_a_rank_the_shoe_cannot_hold_read_by_a_shoe_is_refused_and_only_the_inci
         "rank_refused", hand["hand"], "shoe-blackstone-1", "shoe-blackstone-1", response.json()["detail"]
     )
     # the incident and its seal in the table's chain, nothing of the step
-    after = {**before, "tables.Incident": before["tables.Incident"] + 1, "ledger.Seal": before["ledger.Seal"] + 1}
-    assert records() == after
+    added = {label: before[label] + 1 for label in ("tables.Incident", "ledger.Seal")}
+    assert records() == {**before, **added}
     assert Seal.objects.get(model="tables.Incident").record == incident.pk
 
 

@@ -8,11 +8,11 @@ from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
 from tables.models import Game, HeldQueue, Incident, PlayerRules, RatingSlipEvent, TimeCharge
-from tables.services import HandError, hand_record_card, hand_start, seat_open
+from tables.services import HandError, hand_start, seat_open
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
-from tests.tables.conftest import deal_at, key, open_table, seat
+from tests.tables.conftest import card, deal_at, key, open_table, seat
 
 from .test_ledger_seals import copy_row, execute, inserted, named, verify
 
@@ -38,10 +38,9 @@ class Floor:
         seat(self.table, 2, 50, dana, "Bob")
         self.slip = rating_slip_pause(slip=rating_slip_start(session=ann, by=dana, key=key()), by=dana,
                                       key=key())
-        hand = hand_start(table=self.table, by=dana, key=key())
-        hand = hand_record_card(hand=hand, rank=1, by=dana, device="tablet-1", expected_seq=hand.seq, key=key())
-        with pytest.raises(HandError, match="1"):
-            hand_record_card(hand=hand, rank=1, by=dana, device="tablet-1", expected_seq=hand.seq, key=key())
+        hand = card(hand_start(table=self.table, by=dana, key=key()), 1, dana)
+        with pytest.raises(HandError, match="cannot hold another 1"):
+            card(hand, 1, dana)
         step = {"kind": "card", "rank": 4, "to": "dealer", "seat": None, "key": key(), "seq": hand.seq}
         hand_queue_apply(hand=hand, steps=queued_steps([step]), by=dana, device="tablet-1")
 

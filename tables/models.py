@@ -718,6 +718,21 @@ class Incident(Sealed, AppendOnly):
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     device = models.CharField(max_length=100, blank=True)
     at = models.DateTimeField(default=timezone.now)
+    # NULL, not "", for incidents no request opened: a column with a default would make Django
+    # rebuild the SQLite table, dropping its append-only triggers.
+    key = models.CharField(  # noqa: DJ001
+        max_length=100,
+        null=True,
+        blank=True,
+        help_text="The idempotency key of the refused request that opened it: its retry opens no other.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["by", "key"], condition=Q(key__isnull=False), name="one_incident_per_refused_request"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.table}: {self.get_kind_display()} at {self.at:%Y-%m-%d %H:%M}"
@@ -732,6 +747,7 @@ class Incident(Sealed, AppendOnly):
             "by": self.by_id,
             "device": self.device,
             "at": utc_iso(self.at),
+            "key": self.key,
         }
 
 

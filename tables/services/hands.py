@@ -180,11 +180,11 @@ def table_record_card(*, table: Table, rank: int | None, by, device: str = "", e
     return _card_once(by, device, key=key, request=request, step=step, ahead=ahead)
 
 
-def _card_once(by, device: str, **step_once) -> Hand:
+def _card_once(by, device: str, key: str, **step_once) -> Hand:
     """`_step_once` of a card; a rank the shoe cannot hold is then recorded as an incident after
-    the step rolled back: the refusal itself must stay on file."""
+    the step rolled back: the refusal itself must stay on file, once however often it is retried."""
     try:
-        return _step_once(by=by, **step_once)
+        return _step_once(by=by, key=key, **step_once)
     except RankRefused as refusal:
         incident_open(
             kind=Incident.Kind.RANK_REFUSED,
@@ -194,6 +194,7 @@ def _card_once(by, device: str, **step_once) -> Hand:
             detail=refusal.message,
             by=by,
             device=device,
+            key=key,
         )
         raise
 

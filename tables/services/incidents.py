@@ -27,15 +27,19 @@ FINDINGS_MAX_LENGTH = 5000  # a page of writing; more is an attachment, not a fi
 
 
 def incident_open(*, kind: str, table: Table, detail: str, by, device: str = "", chain: Chain | None = None,
-                  **where) -> Incident:
+                  key: str | None = None, **where) -> Incident:
     """Open an incident at `table` (`where`: its `shoe_id`, `hand_id` or `at`), sealed in the
     table's chain in the same database transaction: `chain` when the caller holds its lock
-    already (a buy-in, after its post), else locked here."""
+    already (a buy-in, after its post), else locked here. `key`, a refused request's idempotency
+    key: its retry (the same key) finds the incident the first one opened, and opens none."""
+    fields = {"kind": kind, "table": table, "detail": detail, "device": device, **where}
     with transaction.atomic(savepoint=False):  # the caller's transaction, or one of its own
-        incident = Incident.objects.create(
-            kind=kind, table=table, detail=detail, by=by, device=device, **where
-        )
-        seal(incident, table=table, chain=chain, event="opened")
+        if key is None:
+            incident, opened = Incident.objects.create(by=by, **fields), True
+        else:
+            incident, opened = Incident.objects.get_or_create(by=by, key=key, defaults=fields)
+        if opened:
+            seal(incident, table=table, chain=chain, event="opened")
     return incident
 
 

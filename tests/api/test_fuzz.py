@@ -23,7 +23,7 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from casino.wsgi import application
-from ledger.models import Account, Transaction
+from ledger.models import Account, Chain, Seal, Transaction
 from reports.periods import today
 from reports.services import report_request
 from tables.models import Incident, Shift
@@ -54,8 +54,13 @@ PIT_PATHS = (
 )
 
 # A physical shoe's impossible rank is refused (400) and recorded as an integrity incident for the
-# auditors, on purpose (docs/api.md, Errors): those rows may appear on a refusal; other incidents not.
-ALLOWED_ON_REFUSAL = {Incident._meta.db_table: f"kind <> '{Incident.Kind.RANK_REFUSED}'"}
+# auditors, on purpose (docs/api.md, Errors): those rows may appear on a refusal, with the incident's
+# seal and its chain's head moved by it; other incidents not (nor another record in any chain).
+ALLOWED_ON_REFUSAL = {
+    Incident._meta.db_table: f"kind <> '{Incident.Kind.RANK_REFUSED}'",
+    Seal._meta.db_table: "model <> 'tables.Incident'",
+    Chain._meta.db_table: "1 = 0",
+}
 
 
 @pytest.fixture

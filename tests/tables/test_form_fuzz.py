@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from casino.limits import MAX_AMOUNT
 from casino.models import AuditEvent
+from ledger.models import Chain, Seal
 from tables.models import ApprovalRequest, Hand, Incident
 from tables.services import fill_request, hand_start, seat_open, shift_start
 from tables.services.players import player_create
@@ -31,6 +32,9 @@ EXAMPLES = int(os.environ.get("FORM_FUZZ_EXAMPLES", "15"))  # per form
 # wrong password or PIN is a failed signature on file (docs/records.md). Sessions are not records.
 ALLOWED_ON_REFUSAL = {
     Incident._meta.db_table: f"kind <> '{Incident.Kind.RANK_REFUSED}'",
+    # the incident's seal, and its chain's head moved by it (every record of a chain is watched)
+    Seal._meta.db_table: "model <> 'tables.Incident'",
+    Chain._meta.db_table: "1 = 0",
     AuditEvent._meta.db_table: f"action <> '{AuditEvent.Action.SIGNATURE_FAILED}'",
     "django_session": "1 = 0",
 }

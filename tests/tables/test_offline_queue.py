@@ -161,9 +161,12 @@ def test_a_rank_the_shoe_cannot_hold_is_refused_held_and_kept_as_an_incident(bla
     hand = hand_start(table=blackstone, by=dana, key=key())
     one_deck = [card_step(hand.seq, 1, seat=1), card_step(hand.seq + 1, 1, seat=2)]  # one deck has one 1
 
-    outcome = apply(hand, [*one_deck, card_step(hand.seq + 2, 5, seat=1)], dana)
+    queue = [*one_deck, card_step(hand.seq + 2, 5, seat=1)]
+    outcome = apply(hand, queue, dana)
+    again = apply(hand, queue, dana)  # the tablet never saw the answer: the same queue, sent again
 
     assert outcome.applied == 1 and len(HeldQueue.objects.get().steps) == 2
+    assert again.held == outcome.held
     assert Incident.objects.filter(kind=Incident.Kind.RANK_REFUSED, hand=hand).count() == 1
 
 

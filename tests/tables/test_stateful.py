@@ -75,7 +75,7 @@ from casino.models import AuditEvent, User
 from casino.roles import DEALER, PIT_MANAGER
 from ledger.audit import ledger_verify
 from ledger.chain import chained_models, record_hash
-from ledger.models import ZERO_HASH, Account, Chain, Posting, Transaction
+from ledger.models import ZERO_HASH, Account, Chain, Posting, Seal, Transaction
 from ledger.services import LedgerError, OverdrawError
 from tables.games import Action, CardDue, DecisionDue, IllegalAction
 from tables.models import (
@@ -178,6 +178,15 @@ def snapshot() -> dict:
         "shifts": list(Shift.objects.order_by("pk").values_list("pk", "ended_at")),
         "keys": list(IdempotentRequest.objects.order_by("pk").values_list("key", "response")),
     }
+
+
+def sealed_once_more(chains: list) -> list:
+    """`chains` after a refused rank's incident was sealed: its table's chain one record longer,
+    the incident's seal at its head."""
+    seal = Seal.objects.select_related("chain").latest("pk")
+    assert seal.model == "tables.Incident", seal
+    return [(name, length + 1, seal.hash) if name == seal.chain.name else (name, length, head)
+            for name, length, head in chains]
 
 
 def row_counts() -> dict[str, int]:
@@ -873,6 +882,8 @@ class TableMachine(RuleBasedStateMachine):
         for refusal, label in KEPT_ON_REFUSAL.items():
             if isinstance(pending.error, refusal):
                 expected["rows"][label] += 1
+        if isinstance(pending.error, RankRefused):
+            expected["chains"] = sealed_once_more(expected["chains"])
         what = f"refused ({pending.error!r})" if pending.error else "a retry"
         assert snapshot() == expected, f"{what}, yet something was written"
 

@@ -509,7 +509,7 @@ class IncidentAdmin(RecordAdmin):
         "at",
     ]
     list_select_related = ["table", "hand__table", "by"]
-    search_fields = ["detail", "device", "table__name"]
+    search_fields = ["detail", "device", "key", "table__name"]
     date_hierarchy = "at"
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from casino.errors import DomainError, NotAllowed
+from ledger.models import Seal
 from tables.models import Game, RatingSlip, RatingSlipEvent
 from tables.services import seat_close, seat_open, shift_start
 from tables.services.players import player_create
@@ -85,6 +86,11 @@ def test_a_slip_moves_with_the_player_to_another_table(floor, rocket, pit, dana,
     assert slip_state(slip).session == there
     assert figures.time_played == timedelta(minutes=10 + 20)
     assert (figures.hands, figures.total_bet, figures.result) == (2, 60, 54)
+    # each step sealed in the chain of the table the slip runs at from then on (docs/ledger.md)
+    sealed = Seal.objects.filter(model="tables.RatingSlipEvent").order_by("pk")
+    assert [(seal.event, seal.chain.name) for seal in sealed] == [
+        ("started", f"table:{rocket.pk}"), ("moved", f"table:{other.pk}")
+    ]
 
 
 def test_one_slip_at_a_time_per_player(floor, dana):

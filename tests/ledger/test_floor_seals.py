@@ -36,8 +36,7 @@ class Floor:
         ann = seat_open(table=self.table, seat=1, buy_in=150, card_number="1001", identification=PASSPORT,
                         by=dana, key=key())
         seat(self.table, 2, 50, dana, "Bob")
-        self.slip = rating_slip_pause(slip=rating_slip_start(session=ann, by=dana, key=key()), by=dana,
-                                      key=key())
+        rating_slip_pause(slip=rating_slip_start(session=ann, by=dana, key=key()), by=dana, key=key())
         hand = card(hand_start(table=self.table, by=dana, key=key()), 1, dana)
         with pytest.raises(HandError, match="cannot hold another 1"):
             card(hand, 1, dana)

@@ -35,6 +35,10 @@ from tests.tables.conftest import seat
 
 from .conftest import new_key
 
+# schemathesis gives every operation's test one id, which pytest-xdist cannot tell apart (it would run
+# one of them): `make test` runs these in a process of their own, after the parallel part.
+pytestmark = pytest.mark.alone
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))  # per operation and phase
 # Fixed, so CI fuzzes the same requests every run and a failure reproduces; another seed explores.
 SEED = int(os.environ.get("FUZZ_SEED", "20240808"))

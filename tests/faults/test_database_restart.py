@@ -31,6 +31,7 @@ from .conftest import (
 
 pytestmark = [
     pytest.mark.faults,
+    pytest.mark.alone,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has no server to restart"),
 ]

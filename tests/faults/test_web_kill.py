@@ -27,7 +27,7 @@ from .conftest import (
     wait_until,
 )
 
-pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.faults, pytest.mark.alone, pytest.mark.django_db(transaction=True)]
 
 LOCK_WAIT = """SELECT pid FROM pg_stat_activity
                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"""

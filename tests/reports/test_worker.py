@@ -14,7 +14,7 @@ from reports.models import Report
 from reports.periods import today
 from reports.services import report_params
 from reports.services.runs import report_key
-from tests.casino.test_worker import ROOT, redis_url
+from tests.casino.test_worker import ROOT
 from tests.database import shared_database_url
 
 from .conftest import rocket_hands, seated
@@ -24,12 +24,10 @@ REPORT_SECONDS = 120  # a cold worker imports Django first; the report itself ta
 
 
 @pytest.fixture
-def worker():
-    url, queue = redis_url(), f"test-reports-{uuid.uuid4().hex}"
+def worker(redis_broker):
+    url, queue = redis_broker, f"test-reports-{uuid.uuid4().hex}"
     env = {
         **os.environ,
-        "CELERY_BROKER_URL": url,
-        "CELERY_RESULT_BACKEND": url,
         "DATABASE_URL": shared_database_url(),
         "REPORTS_EDGE_HANDS": "2000",
         "REPORTS_VARIANCE_HANDS": "10000",

@@ -44,7 +44,7 @@ from reports.models import Report, TheoreticalEdge
 from reports.periods import today
 from reports.services import report_params
 from reports.services.runs import report_key
-from tests.casino.test_worker import ROOT, redis_url
+from tests.casino.test_worker import ROOT
 from tests.database import shared_database_url
 
 from .conftest import rocket_hands, seated
@@ -59,8 +59,8 @@ class Workers:
     """`celery worker` processes on a private queue. Each leads a process group of its own, so that
     teardown kills its pool process with it."""
 
-    def __init__(self, log_dir: Path):
-        self.url, self.queue, self.log_dir = redis_url(), f"test-faults-{uuid.uuid4().hex}", log_dir
+    def __init__(self, url: str, log_dir: Path):
+        self.url, self.queue, self.log_dir = url, f"test-faults-{uuid.uuid4().hex}", log_dir
         self.redis = redis.Redis.from_url(self.url)
         self.client = Celery("test-client", broker=self.url, set_as_current=False)  # leave the app alone
         self.started: list[tuple[subprocess.Popen, Path]] = []
@@ -83,8 +83,6 @@ class Workers:
     def environment(self, extra: dict) -> dict:
         return {
             **os.environ,
-            "CELERY_BROKER_URL": self.url,
-            "CELERY_RESULT_BACKEND": self.url,
             "DATABASE_URL": shared_database_url(),
             "REPORTS_EDGE_HANDS": "2000",  # the edge's simulation then takes a few seconds
             "REPORTS_VARIANCE_HANDS": "10000",
@@ -123,8 +121,8 @@ class Workers:
 
 
 @pytest.fixture
-def workers(tmp_path):
-    started = Workers(tmp_path)
+def workers(redis_broker, tmp_path):
+    started = Workers(redis_broker, tmp_path)
     try:
         yield started
     finally:

@@ -1,6 +1,5 @@
 """A real Celery worker, started as its own process, runs a task sent through Redis."""
 
-import os
 import subprocess
 import sys
 import uuid
@@ -21,7 +20,7 @@ def worker(redis_broker):
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "casino", "worker", "--pool=solo", "-Q", queue,
          "-n", f"{queue}@%h", "--without-mingle", "--without-gossip", "--loglevel=WARNING"],
-        cwd=ROOT, env=os.environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
         yield url, queue

@@ -200,11 +200,17 @@ class DayCloseViewSet(ReadOnlyModelViewSet):
         )
         return Response(DayCloseSerializer(close).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=AdjustDaySerializer, responses={201: AdjustmentSerializer(many=True)})
+    @extend_schema(
+        request=AdjustDaySerializer,
+        responses={201: AdjustmentSerializer(many=True)},
+        parameters=CHANGE_HEADERS,
+    )
     @action(detail=False, methods=["post"])
     def adjust(self, request):
+        key = idempotency_key(request)
         data = parsed(AdjustDaySerializer, request)
-        made = gaming_day_adjust(casino=self._casino(data["casino"]), day=data["day"], by=request.user)
+        casino = self._casino(data["casino"])
+        made = gaming_day_adjust(casino=casino, day=data["day"], by=request.user, key=key)
         return Response(AdjustmentSerializer(made, many=True).data, status=status.HTTP_201_CREATED)
 
 

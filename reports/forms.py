@@ -56,5 +56,5 @@ class DayCloseForm(KeyedForm):
     secret = forms.CharField(label="Your password or PIN", widget=forms.PasswordInput, strip=False)
 
 
-class DayAdjustForm(forms.Form):
+class DayAdjustForm(KeyedForm):
     day = forms.DateField(label="Closed gaming day")

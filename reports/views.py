@@ -222,7 +222,8 @@ def day_close(request, casino: Casino, form: DayCloseForm):
     DayAdjustForm, check=check_may_close, done=lambda request, casino: redirect("reports:days", casino.pk)
 )
 def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
-    gaming_day_adjust(casino=casino, day=form.cleaned_data["day"], by=request.user)
+    data = form.cleaned_data
+    gaming_day_adjust(casino=casino, day=data["day"], by=request.user, key=data["key"])
     return casino
 
 

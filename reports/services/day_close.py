@@ -110,16 +110,23 @@ def _check_final(rows: list[dict]) -> None:
         )
 
 
-def gaming_day_adjust(*, casino: Casino, day: date, by) -> list[DayAdjustment]:
+def gaming_day_adjust(*, casino: Casino, day: date, by, key: str) -> list[DayAdjustment]:
     """Post what changed in closed day `day` since its close (and its earlier adjustments) into the
-    next open day, one adjustment per table; none when nothing changed, so running it twice posts
-    once. Takes the casino's chain lock first."""
+    next open day, one adjustment per table; none when nothing changed, so running it again posts
+    nothing more. Once per `key`, in one transaction: a refusal writes nothing (not even the
+    casino's chain, made on its first use), and a retry gets the adjustments the first call made."""
+    request = {"op": "day_adjust", "casino": casino.pk, "day": day.isoformat()}
+    answer = run_once(key=key, request=request, by=by, work=partial(_adjust_day, casino, day, by))
+    return list(DayAdjustment.objects.filter(pk__in=answer["adjustments"]).order_by("pk"))
+
+
+def _adjust_day(casino: Casino, day: date, by) -> dict:
     check_may_close(by, casino)
-    chain_lock(casino=casino)
+    chain_lock(casino=casino)  # before the close is read: two adjusts of one day run one after the other
     close = GamingDayClose.objects.filter(casino=casino, day=day).first()
     if close is None:
         raise DomainError(f"Gaming day {day} of {casino} is not closed: its figures are still live.")
-    return _adjust(close, by)
+    return {"adjustments": [adjustment.pk for adjustment in _adjust(close, by)]}
 
 
 def _adjust(close: GamingDayClose, by) -> list[DayAdjustment]:

@@ -9,10 +9,11 @@ import pytest
 from casino.errors import DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.audit import ledger_verify
-from ledger.models import Seal, Transaction
+from ledger.models import Chain, Seal, Transaction
 from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.periods import today
 from reports.services import gaming_day_adjust, gaming_day_close
+from tables.models import IdempotentRequest
 from tables.services import SignatureGiven, SignatureRefused, approval_decide, correction_request
 
 from .conftest import key, lifting_protection, run
@@ -131,14 +132,14 @@ def test_a_late_correction_is_posted_into_the_next_open_day_and_the_closed_figur
     frozen = closed.figures
 
     correct_the_fill(counted_day, dana, pete)
-    [adjustment] = gaming_day_adjust(casino=casino, day=day, by=pete)
+    [adjustment] = gaming_day_adjust(casino=casino, day=day, by=pete, key=key())
 
     assert adjustment.closed == closed and adjustment.day == day + timedelta(days=1)
     assert adjustment.changes == {"fills": -FILL, "win": FILL}
     assert f"Found after the close of {day}" in adjustment.memo
     assert GamingDayClose.objects.get(pk=closed.pk).figures == frozen
     assert Seal.objects.filter(model="reports.DayAdjustment", record=adjustment.pk).exists()
-    assert gaming_day_adjust(casino=casino, day=day, by=pete) == []  # nothing new: nothing posted twice
+    assert gaming_day_adjust(casino=casino, day=day, by=pete, key=key()) == []  # nothing new, nothing posted
     assert DayAdjustment.objects.count() == 1
     assert ledger_verify().clean, ledger_verify().findings
 
@@ -147,14 +148,37 @@ def test_a_drop_counted_again_after_the_close_is_adjusted_too(monkeypatch, count
     close(day_table.pit.casino, pete)
     drop_counted(monkeypatch, BUY_INS - 50)
 
-    [adjustment] = gaming_day_adjust(casino=day_table.pit.casino, day=today(), by=pete)
+    [adjustment] = gaming_day_adjust(casino=day_table.pit.casino, day=today(), by=pete, key=key())
 
     assert adjustment.changes == {"drop": -50, "win": -50}
 
 
-def test_adjusting_a_day_not_closed_is_refused(counted_day, day_table, pete):
+def test_adjusting_a_day_not_closed_is_refused_and_writes_nothing(counted_day, day_table, pete):
+    casino = day_table.pit.casino
+    assert not Chain.objects.filter(name=f"casino:{casino.pk}").exists()  # its first use would make it
+    refused = key()
+
     with pytest.raises(DomainError, match="is not closed: its figures are still live"):
-        gaming_day_adjust(casino=day_table.pit.casino, day=today(), by=pete)
+        gaming_day_adjust(casino=casino, day=today(), by=pete, key=refused)
+
+    assert not Chain.objects.filter(name=f"casino:{casino.pk}").exists()
+    assert not IdempotentRequest.objects.filter(key=refused).exists()  # the key may be sent again
+
+
+def test_an_adjustment_retried_under_its_key_answers_the_first_and_posts_once(
+    monkeypatch, counted_day, day_table, pete
+):
+    casino = day_table.pit.casino
+    close(casino, pete)
+    drop_counted(monkeypatch, BUY_INS - 50)
+    once = key()
+
+    first = gaming_day_adjust(casino=casino, day=today(), by=pete, key=once)
+    again = gaming_day_adjust(casino=casino, day=today(), by=pete, key=once)
+
+    assert [a.pk for a in again] == [a.pk for a in first] and len(first) == 1
+    assert DayAdjustment.objects.count() == 1
+    assert gaming_day_adjust(casino=casino, day=today(), by=pete, key=key()) == []  # a new key: nothing new
 
 
 def test_the_reports_show_the_frozen_day_and_the_adjustment_in_the_next(
@@ -163,7 +187,7 @@ def test_the_reports_show_the_frozen_day_and_the_adjustment_in_the_next(
     casino, day = day_table.pit.casino, today()
     close(casino, pete)
     correct_the_fill(counted_day, dana, pete)
-    gaming_day_adjust(casino=casino, day=day, by=pete)
+    gaming_day_adjust(casino=casino, day=day, by=pete, key=key())
 
     closed = run(Report.Kind.MASTER_GAME, {"casino": casino.pk, "date": day.isoformat()})
     following = run(

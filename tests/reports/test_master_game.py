@@ -3,6 +3,7 @@ CSV, and the gaming days page and API that close a day."""
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,25 @@ def test_a_pit_manager_closes_the_day_on_its_page(client, counted_day, day_table
     assert "Closed by pete" in client.get(f"/reports/{report.pk}/").content.decode()
 
 
+def test_the_days_page_posts_what_was_found_since_once_however_often_it_is_sent(
+    client, monkeypatch, counted_day, day_table, pete
+):
+    casino = day_table.pit.casino
+    client.force_login(pete)
+    client.post(f"/reports/days/{casino.pk}/close/", close_form())
+    drop_counted(monkeypatch, BUY_INS)
+    page = client.get(f"/reports/days/{casino.pk}/").content.decode()
+    minted = re.search(r'/adjust/">.*?name="key" value="([^"]+)"', page, re.S).group(1)  # the page's key
+    form = {"key": minted, "day": today().isoformat()}
+
+    sent = [client.post(f"/reports/days/{casino.pk}/adjust/", form) for _ in range(2)]  # a double tap
+
+    assert [response.status_code for response in sent] == [302, 302]
+    [adjustment] = DayAdjustment.objects.all()
+    assert adjustment.changes == {"drop": 200, "win": 200}
+    assert "1 adjustment since" in client.get(f"/reports/days/{casino.pk}/").content.decode()
+
+
 def test_a_wrong_password_on_the_page_is_refused_with_a_sentence(client, counted_day, day_table, pete):
     client.force_login(pete)
 
@@ -190,13 +210,18 @@ def test_the_api_posts_what_was_found_since_a_close(client, monkeypatch, counted
     api_close(client, casino)
     drop_counted(monkeypatch, BUY_INS)  # recounted: the 200 was there after all
 
+    body = {"casino": casino.pk, "day": today().isoformat()}
+    unkeyed = client.post("/api/reports/days/adjust/", body, content_type="application/json")
     response = client.post(
-        "/api/reports/days/adjust/",
-        {"casino": casino.pk, "day": today().isoformat()},
-        content_type="application/json",
+        "/api/reports/days/adjust/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="adjust-1"
+    )
+    again = client.post(
+        "/api/reports/days/adjust/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="adjust-1"
     )
 
+    assert unkeyed.status_code == 400 and "Idempotency-Key" in unkeyed.json()
     assert response.status_code == 201
     [made] = response.json()
     assert made["changes"] == {"drop": 200, "win": 200} and made["closed_day"] == today().isoformat()
+    assert again.status_code == 201 and again.json() == response.json()  # the retry: the first answer
     assert DayAdjustment.objects.count() == 1

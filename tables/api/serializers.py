@@ -5,11 +5,13 @@ the field); whether the rules allow it is the services' call. Response
 serializers render records; none of them writes.
 """
 
+import re
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from casino.limits import MAX_AMOUNT
+from casino.limits import MAX_AMOUNT, shown
 from tables.games import Move
 from tables.games.base import NAMING, TARGETED
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
@@ -26,6 +28,7 @@ MAX_BIGINT = 2**63 - 1
 # An amount: 1 to MAX_AMOUNT units, as the services check (casino/limits.py); a rank: 1 to 10, and
 # the sentence says so whichever side it misses.
 AMOUNT = {"min_value": 1, "max_value": MAX_AMOUNT}
+SEAT_KEY = re.compile(r"[1-9][0-9]{0,2}")  # a seat number as a key: ASCII digits, no leading zero
 RANK = {
     "min_value": min(RANKS),
     "max_value": max(RANKS),
@@ -80,13 +83,15 @@ class HandStartSerializer(serializers.Serializer):
     )
 
     def validate_bets(self, bets: dict) -> dict[int, int]:
-        try:
-            seats = {int(seat): bet for seat, bet in bets.items()}
-        except ValueError:
-            raise serializers.ValidationError('Bets are keyed by seat number, e.g. {"1": 20}.') from None
-        if any(seat < 1 for seat in seats):
-            raise serializers.ValidationError("Seats are numbered from 1.")
-        return seats
+        # Written as a seat's number is written, and no other way: "01" and "1" would be one seat,
+        # and one of the two bets would be dropped without a word.
+        odd = [seat for seat in bets if not SEAT_KEY.fullmatch(seat)]
+        if odd:
+            raise serializers.ValidationError(
+                f'Bets are keyed by seat number from 1, written plainly (e.g. {{"1": 20}}), '
+                f"not {shown(odd[0])}."
+            )
+        return {int(seat): bet for seat, bet in bets.items()}
 
 
 class TableSettingsSerializer(serializers.Serializer):

@@ -135,9 +135,12 @@ class BackEntryForm(KeyedForm):
     def clean_bets(self) -> dict[int, int] | None:
         pairs = self.cleaned_data["bets"].replace(",", " ").split()
         try:
-            bets = {int(seat): int(bet) for seat, bet in (pair.split(":") for pair in pairs)}
+            typed = [(int(seat), int(bet)) for seat, bet in (pair.split(":") for pair in pairs)]
         except ValueError as error:
             raise forms.ValidationError('Type each bet as seat:bet, e.g. "1:10 2:20".') from error
+        bets = dict(typed)
+        if len(bets) < len(typed):  # one of a seat's two bets would be dropped without a word
+            raise forms.ValidationError("Type one bet a seat: a seat's bet is typed twice.")
         return bets or None
 
     def clean_sheet(self) -> list[dict]:

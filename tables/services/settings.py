@@ -295,9 +295,15 @@ def _check_options(table: Table) -> Options:
     if not isinstance(table.options, dict):
         raise SettingsError(f"House rules are named settings (an object), not {shown(table.options)}.")
     try:
-        return games()[table.game].Options.build(table.options)
+        rules = games()[table.game].Options.build(table.options)
     except (IllegalAction, TypeError) as error:
         raise SettingsError(f"{table.get_game_display()} refuses these house rules: {error}") from error
+    # Each game bounds what its rules mean; none means a number past the columns' own (a table with
+    # an ante of 2**64 would refuse every hand it starts).
+    for name, value in rules.as_record().items():
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SETTING:
+            raise SettingsError(f"The house rule {name} is at most {MAX_SETTING:,}, not {shown(value)}.")
+    return rules
 
 
 def _check_threshold(table: Table, rules: Options) -> None:

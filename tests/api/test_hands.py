@@ -125,6 +125,18 @@ def test_a_malformed_step_names_the_field_and_writes_nothing(dealt, as_dana, pat
     assert records() == before
 
 
+@pytest.mark.parametrize("bets", [{"01": 20, "1": 30}, {" 1": 20}, {"\uff11": 20}, {"0": 20}, {"one": 20}])
+def test_bets_keyed_other_than_by_a_plain_seat_number_are_refused_and_nothing_written(as_dana, rocket, bets):
+    as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 1, "buy_in": 200, "player_name": "Ann"})
+    before = records()
+
+    response = as_dana.change(f"/api/tables/{rocket.pk}/hands/", {"bets": bets})
+
+    assert response.status_code == 400
+    assert "Bets are keyed by seat number from 1, written plainly" in response.json()["bets"][0]
+    assert records() == before
+
+
 @pytest.mark.parametrize(
     ("path", "body", "message"),
     [

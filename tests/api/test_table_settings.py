@@ -45,6 +45,8 @@ def test_a_retry_with_the_same_key_is_applied_once(as_pete, rocket):
         ({"min_bet": 600}, "cannot be above the maximum"),
         ({"min_bet": 0}, "The minimum must be a whole number of units from 1"),
         ({"options": {"start": "middle"}}, "Rocket refuses these house rules"),
+        ({"options": {"previous_button": 2**64}}, "The house rule previous_button is at most 2,147,483,647"),
+        ({"options": {"previous_button": -(2**60)}}, "not a number that large"),
         ({"payout_approval_threshold": 500}, "No payout could reach the approval threshold of 500 units"),
     ],
 )

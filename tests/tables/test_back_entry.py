@@ -265,6 +265,17 @@ def test_a_line_that_is_neither_a_card_nor_a_decision_is_named(client, down, pet
     assert "Line 2 (&quot;Ann folds&quot;) is neither a card" in response.content.decode()
 
 
+def test_a_seat_whose_bet_is_typed_twice_is_refused_not_half_kept(client, down, pete):
+    client.force_login(pete)
+    before = written()
+
+    response = client.post(f"/pit/tables/{down.pk}/back-entry/", typed(bets="1:10 2:20 1:30"))
+
+    assert response.status_code == 400
+    assert "a seat&#x27;s bet is typed twice" in response.content.decode()
+    assert written() == before
+
+
 def test_a_dealer_cannot_open_the_back_entry_page(client, down, dana):
     client.force_login(dana)
 

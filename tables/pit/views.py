@@ -153,7 +153,11 @@ def approvals_page(request: HttpRequest, _) -> HttpResponse:
 
 def render_queue(request: HttpRequest, *, failed: dict | None = None, status: int = 200) -> HttpResponse:
     queue = presenters.queue_shown(selectors.approval_queue(request.user))
-    return page(request, "pit/approvals.html", {**queue, "failed": failed or {}}, status=status)
+    failed = failed or {}
+    # A request decided meanwhile (another pit manager, the back button) is no longer in the queue:
+    # its refusal is said above the queue, or it would not be said at all.
+    failed["above"] = bool(failed) and all(item.pk != failed["id"] for item in queue["pending"])
+    return page(request, "pit/approvals.html", {**queue, "failed": failed}, status=status)
 
 
 def decide_failed(request, approval: ApprovalRequest, error: DomainError, form) -> HttpResponse:

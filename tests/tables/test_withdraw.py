@@ -114,3 +114,22 @@ def test_the_api_withdraws_a_void_the_dealer_asked_for(on_shift, dana):
     answer = api.change(f"/api/approvals/{asked.pk}/withdraw/", {"reason": "Dealt right after all."})
 
     assert answer.status_code == 200 and answer.json()["status"] == "withdrawn"
+
+
+def test_a_request_decided_meanwhile_is_refused_with_its_sentence_above_the_queue(client, on_shift, pete):
+    petra = person("petra", "Pit manager")
+    shift_start(user=petra, pit=on_shift.pit, by=pete)
+    asked = fill_request(table=on_shift, denominations={"25": 4}, by=pete, secret="pete-password", key=key())
+    client.force_login(pete)
+    client.post(f"/pit/approvals/{asked.pk}/withdraw/", {"key": key(), "reason": "Not needed."})
+
+    again = client.post(f"/pit/approvals/{asked.pk}/withdraw/", {"key": key(), "reason": "Not needed."})
+    client.force_login(petra)  # her page was open before the withdrawal: she rejects it
+    late = client.post(f"/pit/approvals/{asked.pk}/", {"key": key(), "decision": "reject", "reason": "No."})
+    queue = client.get("/pit/approvals/").content.decode()
+
+    for answer in (again, late):
+        html = answer.content.decode()
+        assert answer.status_code == 400 and 'class="banner error" role="alert"' in html
+        assert "withdrawn" in html.split('role="alert">')[1].split("</p>")[0].lower()
+    assert "Withdrawn by the one who asked: Not needed." in queue and " by None" not in queue

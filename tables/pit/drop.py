@@ -13,10 +13,10 @@ from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from casino.errors import DomainError
+from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, device, fetch_seen, nothing
 from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Incident, Table, TableCount
-from tables.selectors import at_tables_seen, tables_visible_to
+from tables.selectors import at_tables_seen, supervised_pits, tables_visible_to
 from tables.services import (
     drop_box_attach,
     drop_box_count,
@@ -71,6 +71,7 @@ def render_drop(request: HttpRequest, *, error: str = "", status: int = 200) -> 
             :COUNTED_LATELY
         ],
         "incidents": incidents_to_acknowledge(request.user),
+        "supervised": supervised_pits(request.user),  # where the user's buttons are drawn
         "error": error,
     }
     return page(request, "pit/drop.html", context, status=status)
@@ -85,17 +86,28 @@ def done(request: HttpRequest, record) -> HttpResponse:
     return redirect("pit:drop")
 
 
+def check_handle(user, record: Table | DropBox) -> None:
+    """The services' own rule, asked first: so an auditor's GET of a count form is refused as its
+    POST would be, not drawn."""
+    table = record if isinstance(record, Table) else record.table
+    if table.pit_id not in supervised_pits(user):
+        raise NotAllowed(f"Only a pit manager on shift in {table}'s pit handles its drop boxes.")
+
+
+def check_acknowledge(user, incident: Incident) -> None:
+    if incident.table.pit_id not in supervised_pits(user):
+        raise NotAllowed(f"Only a pit manager on shift in {incident.table}'s pit acknowledges its incidents.")
+
+
 PIT = Pages(fetch=nothing, check=check_watch, refused=refused, failed=failed)
-BOX = Pages(
-    fetch=fetch_seen(boxes_seen, pk="box_id"), check=check_watch, refused=refused, failed=failed
-)
+BOX = Pages(fetch=fetch_seen(boxes_seen, pk="box_id"), check=check_handle, refused=refused, failed=failed)
 TABLE = Pages(
-    fetch=fetch_seen(tables_visible_to, pk="table_id"), check=check_watch, refused=refused, failed=failed
+    fetch=fetch_seen(tables_visible_to, pk="table_id"), check=check_handle, refused=refused, failed=failed
 )
 INCIDENT = Pages(
     fetch=fetch_seen(lambda user: at_tables_seen(Incident.objects.select_related("table"), user),
                      pk="incident_id"),
-    check=check_watch,
+    check=check_acknowledge,
     refused=refused,
     failed=failed,
 )

@@ -321,6 +321,32 @@ def test_a_dealer_has_no_drop_page_and_a_box_in_another_pit_is_not_there(day, da
     assert records() == before
 
 
+def test_an_auditor_reads_the_drop_page_with_no_buttons_and_no_count_form(delivered, ada):
+    as_ada = signed_in(ada)
+    before = records()
+
+    page = as_ada.get("/pit/drop/")
+    form = as_ada.get(f"/pit/drop/{delivered.pk}/count/")
+
+    html = page.content.decode()
+    assert page.status_code == 200 and f'id="box-{delivered.pk}"' in html
+    assert "<form" not in html.split("</header>")[1] and "Count it</a>" not in html
+    assert form.status_code == 403 and "Only a pit manager on shift" in form.content.decode()
+    assert records() == before
+
+
+def test_an_auditor_reads_a_count_incident_but_writes_no_findings(rocket, ada):
+    close_with_count(rocket, account_get(kind=Account.Kind.TRAY, table=rocket).balance - 30)
+    incident = Incident.objects.get()
+    as_ada = signed_in(ada)
+
+    listed = as_ada.get("/pit/drop/").content.decode()
+    refused = as_ada.post(f"/pit/incidents/{incident.pk}/acknowledge/", {"key": key(), "findings": "x"})
+
+    assert f'id="incident-{incident.pk}"' in listed and "Acknowledge with these findings" not in listed
+    assert refused.status_code == 403 and not IncidentFinding.objects.exists()
+
+
 def test_the_pit_lists_a_count_incident_until_a_pit_manager_writes_the_findings(rocket, pete):
     close_with_count(rocket, account_get(kind=Account.Kind.TRAY, table=rocket).balance - 30)
     incident = Incident.objects.get()

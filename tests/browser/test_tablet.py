@@ -355,6 +355,66 @@ def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(flo
     expect(page.locator(".settlement")).to_contain_text("seat 2 scores 6")
 
 
+@pytest.fixture
+def three_at_rocket(floor, people, tablet):
+    """Dana at Rocket 1 with Ann, Bob and Cy betting 10 each; the hand is open on her tablet."""
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 200)
+    for number in (1, 2, 3):
+        page.get_by_role("button", name=f"Seat {number} bet up").click()
+    return page, start_hand(page)
+
+
+def slow_network(page: Page, latency_ms: int) -> None:
+    """Every request and answer takes `latency_ms` more (Chromium's own emulation), as on a busy floor."""
+    page.context.new_cdp_session(page).send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+
+
+def test_ranks_keyed_ahead_of_the_screen_are_recorded_in_order_for_whoever_is_due(three_at_rocket):
+    # issue found trying the tablet at a dealer's pace: a rank tapped before the last one's answer
+    # was drawn carried the old step and was refused unseen, and the next rank went to its seat
+    page, hand = three_at_rocket
+    slow_network(page, 300)
+
+    for rank in (7, 9, 6, 2, 4):  # the deal, and a 4 no one is due yet: Ann decides first
+        page.locator(".keypad").get_by_role("button", name=str(rank), exact=True).click()
+        page.wait_for_timeout(40)
+
+    expect(page.locator(".prompt")).to_have_text("Seat 1 to act.", timeout=15_000)
+    expect(page.locator("#ahead-refused")).to_have_text(
+        "Not recorded: the 4 keyed ahead, because the hand no longer waits for a card. "
+        "Key each again when the screen asks for it."
+    )
+    assert recorded_cards(hand) == [
+        (7, Receiver.SEAT, 1), (9, Receiver.SEAT, 2), (6, Receiver.SEAT, 3), (2, Receiver.DEALER, None)
+    ]
+
+
+def test_a_double_tap_on_hit_does_not_key_the_card_drawn_under_it(three_at_rocket):
+    page, hand = three_at_rocket
+    for rank in (6, 7, 8, 9):
+        key_card(page, rank)
+    hit = page.locator(".decisions").get_by_role("button", name=re.compile("^Hit")).bounding_box()
+    x, y = hit["x"] + hit["width"] / 2, hit["y"] + hit["height"] / 2
+
+    seq = page.get_attribute("#hand", "data-seq")
+    page.mouse.click(x, y)
+    page.wait_for_function("seq => document.querySelector('#hand')?.dataset.seq !== seq", arg=seq)
+    page.mouse.click(x, y)  # the second tap of a double tap, landing on what replaced Hit
+    page.wait_for_timeout(500)
+
+    expect(page.locator(".prompt")).to_have_text("Next card: seat 1 (hit).")
+    assert Decision.objects.filter(hand=hand).count() == 1
+    assert len(recorded_cards(hand)) == 4
+
+
 def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):
     page, hand = rocket_hand_page
     key_card(page, 5)

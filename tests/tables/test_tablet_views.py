@@ -904,3 +904,18 @@ def test_a_continuous_pairs_round_goes_on_with_the_stacks_still_in_play(client, 
     seats = hand_screen(second)["seats"]
     assert second.status == Hand.Status.IN_PROGRESS
     assert [seat["cards"] for seat in seats] == [[], [{"rank": 6, "why": "in play", "discarded": False}]]
+
+
+def test_port_offers_lock_without_a_common_hand_to_count(client, pit, pete, dana):
+    port = open_table(pit, pete, Game.PORT, "Port 1", 1, 100)
+    deal_at(port, dana, pete)
+    client.force_login(dana)
+    seat(port, 1, 50, dana), seat(port, 2, 50, dana)
+    hand = hand_start(table=port, by=dana, key=key())
+    for rank in (6, 3, 8, 2):
+        if hand_screen(hand)["next"]["kind"] != "card":
+            break
+        hand = card(hand, rank, dana)
+
+    html = page(client.get(hand_url(hand)))
+    assert re.search(r">\s*Lock\s*</button>", html) and "Lock at" not in html

@@ -192,8 +192,12 @@
     refresh.href = location.pathname;
     refresh.textContent = "Refresh";
     banner.appendChild(refresh);
-    p.replaceWith(banner);
-    document.getElementById("hand").classList.remove("is-offline");
+    // Beside the hand screen, not in it: the screen's poll redraws it as soon as the steps sent
+    // before the refused one move the hand on, and the dealer must still read why the rest wait.
+    var hand = document.getElementById("hand");
+    hand.before(banner);
+    p.remove();
+    hand.classList.remove("is-offline");
   }
 
   function post(p, queue) {

@@ -23,7 +23,6 @@ from tables.models import Hand, SeatSession, Slip, Table, TableCount
 from .idempotency import run_once
 from .incidents import count_variance_incident
 from .slips import (
-    DEALER,
     PIT_MANAGER,
     SignatureGiven,
     SignatureRefused,
@@ -112,7 +111,7 @@ def _count(table_id, kind, denominations, by, counter, witness, device) -> dict:
     _check_order(table, kind, last)
     expected = account_get(kind=Account.Kind.TRAY, table=table).balance
     slip = slip_issue(kind=Slip.Kind(kind), table=table, by=by, amount=total, denominations=denominations)
-    slip_sign(slip=slip, given=counter, role=DEALER, device=device)
+    slip_sign(slip=slip, given=counter, role=None, device=device)
     slip_sign(slip=slip, given=witness, role=PIT_MANAGER, device=device)
     count = TableCount.objects.create(
         table=table,

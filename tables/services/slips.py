@@ -93,9 +93,12 @@ def _series(table: Table, year: int) -> SlipSeries:
     return series
 
 
-def slip_sign(*, slip: Slip, given: SignatureGiven, role: str, device: str = "") -> Signature:
-    """Verify `given` afresh and sign `slip` as `role` (DEALER or PIT_MANAGER)."""
+def slip_sign(*, slip: Slip, given: SignatureGiven, role: str | None, device: str = "") -> Signature:
+    """Verify `given` afresh and sign `slip` as `role` (DEALER or PIT_MANAGER); None: as what the
+    signer is at the slip's table (a counter, the one who asks for a fill), a pit manager on shift in
+    its pit, else its dealer: the slip says who, as what."""
     user, method = _authenticate(given, device)
+    role = role or (PIT_MANAGER if user_can_supervise(user, slip.table) else DEALER)
     if slip.signatures.filter(user=user).exists():
         raise SignatureRefused(
             f"{user.get_username()} has already signed this slip: a second person must sign.", given.username

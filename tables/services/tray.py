@@ -25,7 +25,6 @@ from tables.models import ApprovalRequest, Slip, Table
 from .counts import chip_total
 from .idempotency import run_once
 from .slips import (
-    DEALER,
     SignatureGiven,
     SignatureRefused,
     signature_failure_record,
@@ -105,7 +104,7 @@ def _file_request(table, denominations, by, secret, device, kind) -> dict:
     slip = slip_issue(
         kind=Slip.Kind(kind), table=table, by=by, amount=amount, denominations=denominations, request=request
     )
-    slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=DEALER, device=device)
+    slip_sign(slip=slip, given=SignatureGiven(by.get_username(), secret), role=None, device=device)
     audit_record(
         action=kind, user=by, device=device, table=table.pk, amount=amount, slip=str(slip), step="request"
     )

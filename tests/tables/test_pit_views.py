@@ -710,3 +710,17 @@ def test_the_pit_polls_as_often_as_the_pit_poll_setting_says(floor, pete, settin
     settings.PIT_POLL_SECONDS = 600
 
     assert 'hx-trigger="every 600s"' in signed_in(pete).get("/pit/").content.decode()
+
+
+def test_a_pit_manager_who_counts_signs_as_a_pit_manager_not_as_the_dealer(to_open, pete):
+    from casino.roles import PIT_MANAGER
+
+    petra = person("petra", PIT_MANAGER)
+    shift_start(user=petra, pit=to_open.pit, by=pete)
+    url = f"/pit/tables/{to_open.pk}/count/"
+    form = count_post(witness="petra", witness_secret="petra-password", secret="pete-password", c100=100)
+
+    page = signed_in(pete).post(url, {**form, "kind": "opener"}, follow=True).content.decode()
+
+    assert "pete as pit manager, by password" in page and "petra as pit manager, by password" in page
+    assert "as dealer" not in page

@@ -136,7 +136,7 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
         hands=hand_count,
         total_bet=total_bet,
         average_bet=ratio(total_bet, hand_count),
-        result=hands_result(sessions),
+        result=hands_result(sessions, hands),  # as the hands and bets: settled hands only
         theoretical_win=theoretical_win(sessions, hands),
     )
 
@@ -228,11 +228,9 @@ def bets_by_game(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> dict
     return {row["transaction__table__game"]: -row["bet"] for row in rows}
 
 
-def hands_result(sessions: QuerySet[SeatSession], hands: QuerySet[Hand] | None = None) -> int:
-    """The players' net over the hands of `sessions` (only `hands`, if given)."""
-    postings = _seat_postings(sessions).filter(transaction__hand_id__isnull=False)
-    if hands is not None:
-        postings = postings.filter(transaction__hand_id__in=hands.values("pk"))
+def hands_result(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> int:
+    """The players' net over `hands` (`hands_played`: a bet on a hand still in play is no result)."""
+    postings = _seat_postings(sessions).filter(transaction__hand_id__in=hands.values("pk"))
     net = postings.exclude(
         transaction__kind__in=[Transaction.Kind.BUY_IN, Transaction.Kind.CASH_OUT]
     ).aggregate(net=Sum("amount"))["net"]

@@ -93,6 +93,15 @@ def test_a_players_rating_sums_time_hands_bets_result_and_theoretical_win(evenin
     assert rating.theoretical_win == Decimal("2.70")  # 80 units bet x 3.377%, 8 decks, fresh shoe
 
 
+def test_a_bet_on_a_hand_still_in_play_is_in_no_figure_of_the_rating(evening, rocket, dana):
+    hand_start(table=rocket, bets={1: 100, 2: 10}, by=dana, key=key())  # Lee's 100 is on the layout
+
+    rating = player_rating("Mr Lee")
+
+    assert (rating.hands, rating.total_bet) == (3, 80)
+    assert rating.result == 18 + 36 + 18  # not 100 less: the hand has no result yet
+
+
 def test_a_losing_player_has_a_negative_result(evening):
     # the unnamed seat 2 is not rated; rate it under a name to see the house's side
     evening.player_name = "Ms Ode"

@@ -16,7 +16,7 @@ from functools import partial
 
 from casino.audit import audit_record
 from casino.errors import DomainError
-from casino.limits import amount_check
+from casino.limits import MAX_AMOUNT, amount_check
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
@@ -68,7 +68,20 @@ def _post(table: Table, amount: int, by, approved_by, kind: str) -> dict:
         table=table,
         approved_by=approved_by,
     )
+    if kind == "fill":
+        _check_room(table, tray.pk)  # read after the posting: its row stays locked to the commit
     return {"transaction": str(transaction.pk)}
+
+
+def _check_room(table: Table, tray_id: int, more: int = 0) -> None:
+    """Refuse a fill that leaves the tray holding more than a count can record: the table could not
+    be counted closed afterwards (`chip_total`)."""
+    held = Account.objects.filter(pk=tray_id).values_list("balance", flat=True).get() + more
+    if held > MAX_AMOUNT:
+        raise TrayError(
+            f"{table}'s tray would hold {held:,} units after this fill: no count records more than "
+            f"{MAX_AMOUNT:,}, so the table could never be closed. Fill less."
+        )
 
 
 def fill_request(
@@ -99,6 +112,8 @@ def _file_request(table, denominations, by, secret, device, kind) -> dict:
     amount = chip_total(denominations)
     if amount <= 0:
         raise TrayError(f"A {kind} must move at least one chip.")
+    if kind == ApprovalRequest.Kind.FILL:  # said now, not only when the pit approves it
+        _check_room(table, account_get(kind=Account.Kind.TRAY, table=table).pk, amount)
     request = ApprovalRequest.objects.create(kind=kind, table=table, amount=amount, requested_by=by)
     seal(request, table=table, event="requested")
     slip = slip_issue(

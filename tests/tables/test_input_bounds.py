@@ -93,6 +93,8 @@ def test_a_buy_in_a_fill_and_a_credit_past_the_largest_amount_are_refused(rocket
 
 
 def test_the_largest_amount_itself_is_accepted(rocket, dana, pete):
+    held = account_get(kind=Account.Kind.TRAY, table=rocket).balance
+    tray_credit(table=rocket, amount=held, by=pete, key=key())  # an empty tray holds the largest fill
     tray_fill(table=rocket, amount=MAX_AMOUNT, by=pete, key=key())
     # cash past the reporting threshold: an identified player (tables.services.players)
     whale = Player.objects.create(
@@ -139,3 +141,17 @@ def test_a_fill_that_would_take_the_tray_past_the_ceiling_is_refused(rocket, pet
 
     assert records() == before
     tray_fill(table=rocket, amount=100, by=pete, key=key())  # up to the ceiling is fine
+
+
+def test_a_fill_that_would_leave_more_in_the_tray_than_a_count_records_is_refused(rocket, dana, pete):
+    held = account_get(kind=Account.Kind.TRAY, table=rocket).balance
+    chips = {"1000": MAX_AMOUNT // 1000}  # MAX_AMOUNT itself: a slip may say it, the tray may not hold it
+    before = records()
+
+    with pytest.raises(DomainError, match=f"would hold {held + MAX_AMOUNT:,} units after this fill"):
+        fill_request(table=rocket, denominations=chips, by=dana, secret="dana-password", key=key())
+    with pytest.raises(DomainError, match="so the table could never be closed"):
+        tray_fill(table=rocket, amount=MAX_AMOUNT - held + 1, by=pete, key=key())
+
+    assert records() == before
+    tray_fill(table=rocket, amount=MAX_AMOUNT - held, by=pete, key=key())  # up to what a count records

@@ -61,8 +61,9 @@ class DaysForm(forms.Form):
 
 
 def check_supervise_casino(user, player) -> None:
+    """For a merge or a comp: the sentence names neither, both are the pit manager's."""
     if not user_can_supervise_casino(user, player.casino):
-        raise NotAllowed("Only a pit manager on shift in this casino merges its players.")
+        raise NotAllowed("Only a pit manager on shift in this casino merges its players or gives comps.")
 
 
 def check_record(user, _) -> None:

@@ -349,6 +349,15 @@ def test_the_pit_page_refuses_a_comp_beyond_the_budget_with_its_sentence(ann, ro
     assert "comp budget is 0.00" in answer.content.decode()
 
 
+def test_an_auditor_is_refused_a_comp_with_a_sentence_that_names_comps(ann, ada):
+    from tables.models import Comp
+
+    answer = web(ada).post(f"/pit/players/{ann.pk}/comps/", {"key": key(), "amount": "5.00", "reason": "x"})
+
+    assert answer.status_code == 403 and "gives comps" in answer.content.decode()
+    assert not Comp.objects.exists()
+
+
 # The tablet
 
 

@@ -41,12 +41,14 @@ def players_visible_to(user) -> QuerySet[Player]:
 
 
 def player_search(user, query: str) -> QuerySet[Player]:
-    """Players `user` sees whose name contains `query` or whose card number is `query`."""
+    """Players `user` sees whose name contains `query` or who hold card `query`: a merged
+    duplicate's card finds the record kept, as seating by that card does (`player_by_card`)."""
     query = query.strip()
     players = players_visible_to(user).filter(merged_into=None)
     if not query:
         return players.none()
-    return players.filter(Q(name__icontains=query) | Q(card_number=query))[:50]
+    carded = {player.resolved().pk for player in players_visible_to(user).filter(card_number=query)}
+    return players.filter(Q(name__icontains=query) | Q(pk__in=carded))[:50]
 
 
 def player_visits(user, player: Player) -> QuerySet[SeatSession]:

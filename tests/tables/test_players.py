@@ -275,6 +275,8 @@ def test_the_pit_merges_a_duplicate_by_its_card_from_the_kept_players_page(ann, 
 
     assert merged.status_code == 302
     assert Player.objects.get(pk=twin.pk).merged_into == ann
+    found = web(pete).get("/pit/players/", {"q": "2002"}).content.decode()  # the card still finds her
+    assert f'href="/pit/players/{ann.pk}/"' in found and "No player matches" not in found
 
 
 def test_an_auditor_reads_but_does_not_merge(ann, pit, ada, pete):

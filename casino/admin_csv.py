@@ -18,6 +18,7 @@ list secrets in `csv_exclude` (password hashes, PINs, API tokens).
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from decimal import Decimal
@@ -32,6 +33,7 @@ from django.utils import timezone
 ROWS_PER_CHUNK = 500  # rows written per chunk of the response, and fetched per database round trip
 # A cell a spreadsheet would run as a formula (CSV injection): text typed by staff, a memo, a name.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"-\d+(\.\d+)?")  # a negative figure already written as text: no formula
 
 
 class CsvExportMixin:
@@ -146,7 +148,7 @@ def csv_cell(value) -> str | int:
     if isinstance(value, dict | list):
         value = json.dumps(value, sort_keys=True, separators=(",", ":"))
     value = str(value)
-    if value.startswith(FORMULA_STARTS):
+    if value.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(value):
         return "'" + value  # shown as text, never run as a formula
     return value
 

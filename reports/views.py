@@ -112,7 +112,7 @@ def report_progress(request, report: Report):
 def report_csv(request, report: Report):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{report_filename(report)}"'
-    csv.writer(response).writerows(report_rows(report))
+    csv.writer(response).writerows([csv_cell(cell) for cell in row] for row in report_rows(report))
     return response
 
 

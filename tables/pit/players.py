@@ -7,6 +7,7 @@ A player outside what the user sees is a 404, as one that does not exist.
 """
 
 import csv
+from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 
@@ -14,6 +15,7 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
+from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, fetch_seen, nothing
 from reports.periods import today
@@ -183,17 +185,24 @@ def cash_csv(report: str, log, daily, first: date, last: date) -> HttpResponse:
     response = HttpResponse(content_type="text/csv")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     out = csv.writer(response)
+    out.writerows([csv_cell(cell) for cell in row] for row in _cash_rows(daily_report, log, daily))
+    return response
+
+
+def _cash_rows(daily_report: bool, log, daily) -> Iterator[list]:
+    """The cash report's rows: a name or description typed as "=..." is text there, not a formula
+    (`csv_cell`)."""
     if daily_report:
-        out.writerow(["day", "player", "card", "id_type", "id_number", "id_issuer", "description", "cash_in"])
+        yield ["day", "player", "card", "id_type", "id_number", "id_issuer", "description", "cash_in"]
         for row in daily:
             player = row["player"]
             who = id_columns(player) if player else [""] * len(ID_FIELDS)
-            out.writerow([row["day"], *who, row["description"], row["currency"]])
-        return response
-    out.writerow(["day", "at", "table", "seat", "player", "card", "description", "units", "cash_in", "by"])
+            yield [row["day"], *who, row["description"], row["currency"]]
+        return
+    yield ["day", "at", "table", "seat", "player", "card", "description", "units", "cash_in", "by"]
     for row in log:
         player = row.player.resolved() if row.player_id else None
-        out.writerow([
+        yield [
             row.day,
             row.at.isoformat(),
             row.session.seat.table.name,
@@ -204,5 +213,4 @@ def cash_csv(report: str, log, daily, first: date, last: date) -> HttpResponse:
             row.units,
             row.currency,
             row.by.get_username(),
-        ])
-    return response
+        ]

@@ -303,6 +303,16 @@ def test_the_cash_log_and_daily_report_export_as_csv(ann, rocket, dana, pete):
     assert daily[1].split(",")[1:2] + daily[1].split(",")[-1:] == ["Ann Smith", "3100.00"]
 
 
+def test_the_cash_csv_writes_a_name_typed_as_a_formula_as_text(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    player_create(casino=rocket.pit.casino, name='=HYPERLINK("http://x","y")', card_number="3003", by=pete)
+    sit(rocket, 1, 3000, dana, card_number="3003")
+
+    log = web(pete).get("/pit/cash/", {"format": "csv", "report": "log"}).content.decode()
+
+    assert "'=HYPERLINK" in log and ",=HYPERLINK" not in log
+
+
 # Comps
 
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished
-from tables.games.base import NAMING, TARGETED
+from tables.games.base import NAMING, TARGETED, DecisionEvent
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
 from tables.games.rounds import next_round_seats
@@ -85,7 +85,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "points": extras.get("points"),
         "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
         "next": _next(due, hand, deck, playable),
-        "shoe": _shoe(hand.shoe, deck),
+        "shoe": _shoe(hand.shoe, deck, put_back=sum(getattr(game, "returned_tens", {}).values())),
         "recycled": [_recycled(recycle) for recycle in recycled],
         "actions": _actions(due, hand) if playable else None,
         "correctable": _correctable(hand) if playable else None,
@@ -475,7 +475,11 @@ def _blackstone(game, hand: Hand) -> dict[str, Any]:
     pot = game.carry_in + sum(min(cost, game.stakes[seat]) for seat, cost in game.folds)
     if game.finished:
         pot = game.settlement().result["pot"]
-    return {"centre": {"white": game.white, "black": sorted(game.black)}, "status": status, "pot": pot}
+    # RULINGS.md (Blackstone): extra 10s after the tie-break go back into the undealt cards, which are
+    # reshuffled: said until the first player's decision, when the dealer has done it.
+    returned = {} if any(isinstance(e, DecisionEvent) for e in game.transcript) else dict(game.returned_tens)
+    centre = {"white": game.white, "black": sorted(game.black), "returned": returned}
+    return {"centre": centre, "status": status, "pot": pot}
 
 
 def _starboard(game, hand: Hand) -> dict[str, Any]:
@@ -597,7 +601,7 @@ def _correctable(hand: Hand) -> dict[str, Any] | None:
     card = hand_correctable_card(hand)
     if card is None:
         return None
-    to = card.get_receiver_display() + (f" {card.seat}" if card.seat else "")
+    to = f"Seat {card.seat}" if card.seat else card.get_receiver_display()  # a tie-break card is a seat's too
     return {"seq": card.seq, "rank": card.rank, "to": to}
 
 
@@ -610,7 +614,8 @@ def _card_sentence(due: CardDue) -> str:
     return f"Next card: {who} ({due.why})."
 
 
-def _shoe(shoe: Shoe, deck: Recycle | None) -> dict[str, Any]:
+def _shoe(shoe: Shoe, deck: Recycle | None, put_back: int = 0) -> dict[str, Any]:
+    """`put_back`: cards dealt and returned to a physical shoe since (Blackstone's extra 10s)."""
     return {
         "id": shoe.pk,
         "kind": shoe.kind,
@@ -618,7 +623,7 @@ def _shoe(shoe: Shoe, deck: Recycle | None) -> dict[str, Any]:
         "decks": shoe.decks,
         "burn": shoe.burn,
         "cards_out": shoe.cards_out,
-        "cards_left": shoe_cards_left(shoe, deck),
+        "cards_left": shoe_cards_left(shoe, deck) + (put_back if shoe.kind == Shoe.Kind.PHYSICAL else 0),
         "cut_position": shoe.cut_position,
         "cut_card_out": shoe.cut_card_out,
         "in_play": shoe.state == Shoe.State.IN_PLAY,

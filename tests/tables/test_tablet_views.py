@@ -919,3 +919,26 @@ def test_port_offers_lock_without_a_common_hand_to_count(client, pit, pete, dana
 
     html = page(client.get(hand_url(hand)))
     assert re.search(r">\s*Lock\s*</button>", html) and "Lock at" not in html
+
+
+def test_blackstone_tells_the_dealer_to_put_extra_tens_back_and_counts_them_in_the_shoe(
+    client, blackstone, dana, pete
+):
+    # RULINGS.md (Blackstone): after the tie-break a player holding more than one 10 returns the
+    # extra 10s to the undealt cards, which are reshuffled
+    deal_at(blackstone, dana, pete)
+    client.force_login(dana)
+    for number in (1, 2, 3):
+        seat(blackstone, number, 100, dana)
+    hand = hand_start(table=blackstone, by=dana, key=key())
+    for rank in (10, 10, 10, 10, 10, 3):  # the deal ties at 10; the tie-break gives seat 3 the low 3
+        hand = card(hand, rank, dana)
+
+    html = page(client.get(hand_url(hand)))
+    assert "Seat 1 holds 2 10s and keeps one: put 1 back with the undealt cards" in html
+    assert "Seat 2 holds 2 10s and keeps one" in html and "Seat 3 holds" not in html
+    assert re.search(r"<b class=\"num\">46</b> cards left", html)  # 55 - 5 burnt - 6 dealt + 2 put back
+    assert "Correct the last card: the 3 to Seat 3" in html
+
+    hand = decide(hand, ("take", 1), dana)
+    assert "keeps one" not in page(client.get(hand_url(hand)))  # done before the first decision

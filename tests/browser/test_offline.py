@@ -108,3 +108,54 @@ def test_a_queued_card_for_the_wrong_receiver_is_refused_and_the_rest_waits_for_
     )
     assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand)] == [(4, 1)]
     assert [step["rank"] for step in HeldQueue.objects.get(hand=hand).steps] == [6, 8]
+
+
+def test_a_refused_queue_still_says_why_once_the_screen_has_caught_up(floor, people, tablet):
+    # found trying the tablet: the red sentence sat inside the hand screen, and the screen's poll,
+    # seeing the steps before the refused one recorded, redrew it away within half a second
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    seat_player(page, 2, "Bob", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_role("button", name="Seat 2 bet up").click()
+    start_hand(page)
+    page.context.set_offline(True)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
+    offline_tap(page, "Dealer")  # seat 2 is due its first card, not the dealer
+    offline_tap(page, "6")
+
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+    refusal = page.locator(".banner.error", has_text="Step 2 of the offline queue")
+    expect(refusal).to_be_visible()
+    page.wait_for_timeout(5000)  # two polls and more
+    expect(refusal).to_be_visible()
+    expect(page.locator(".prompt")).to_have_text("Next card: seat 2 (deal).")
+
+
+def test_offline_a_blackstone_take_offers_the_taker_every_card_of_it(floor, people, tablet):
+    blackstone = floor["blackstone"]
+    deal_at(blackstone, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, "Blackstone 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 100)
+    start_hand(page)
+    key_card(page, 5)
+    key_card(page, 3)
+    page.context.set_offline(True)
+
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="8", exact=True).click()
+    offline_tap(page, "Seat 2")  # Bob's 3 is the low card: he starts
+    page.locator(".offline-take").fill("2")
+    offline_tap(page, "Take")
+    offline_tap(page, "6")
+    offline_tap(page, "7")
+
+    expect(page.locator(".offline-queue li")).to_have_text(
+        ["the 8 to seat 3", "seat 2: take 2", "the 6 to seat 2", "the 7 to seat 2"]
+    )

@@ -919,6 +919,8 @@ def test_port_offers_lock_without_a_common_hand_to_count(client, pit, pete, dana
 
     html = page(client.get(hand_url(hand)))
     assert re.search(r">\s*Lock\s*</button>", html) and "Lock at" not in html
+    # no offline keypad at a points game: the banner for a lost answer does not point to one
+    assert "offline-keypad" not in html and "This game's steps are not kept on the tablet" in html
 
 
 def test_blackstone_tells_the_dealer_to_put_extra_tens_back_and_counts_them_in_the_shoe(
@@ -942,3 +944,11 @@ def test_blackstone_tells_the_dealer_to_put_extra_tens_back_and_counts_them_in_t
 
     hand = decide(hand, ("take", 1), dana)
     assert "keeps one" not in page(client.get(hand_url(hand)))  # done before the first decision
+
+
+def test_a_rocket_hand_points_a_lost_answer_to_its_offline_keypad(client, rocket_hand, dana):
+    client.force_login(dana)
+
+    html = page(client.get(hand_url(rocket_hand)))
+
+    assert 'id="offline-keypad"' in html and "Keep keying on the offline keypad below." in html

@@ -86,18 +86,23 @@
     step.key = step.key || newKey();
     if (step.seq === undefined) step.seq = queue.seq + queue.steps.length;
     queue.steps.push(step);
-    queue.who = after(p, step, queue.who);
+    queue.who = after(p, step, queue);
     save(p, queue);
     draw(p);
   }
 
-  // The receiver the keypad offers next: the seat that hit gets the card; otherwise round the table.
-  function after(p, step, who) {
+  // The receiver the keypad offers next: the seat that hit gets the card, the seat that took k cards
+  // all k of them (Blackstone: a black stone ends the take); otherwise round the table.
+  function after(p, step, queue) {
     if (step.kind === "decision") {
+      queue.owed = step.action[0] === "take" ? step.action[1] || 1 : 0;
       if (["hit", "take", "eight"].indexOf(step.action[0]) >= 0) return { to: "seat", seat: step.seat };
       return nextAfter(p, { to: "seat", seat: step.seat }, false);
     }
-    if (p.dataset.cardsTo) return nextAfter(p, who, true);
+    var owed = queue.owed || 0;
+    queue.owed = step.rank === 10 ? 0 : Math.max(owed - 1, 0);
+    if (queue.owed && step.to === "seat") return { to: "seat", seat: step.seat };
+    if (p.dataset.cardsTo) return nextAfter(p, queue.who, true);
     return nextAfter(p, { to: step.to, seat: step.seat }, false);
   }
 

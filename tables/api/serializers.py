@@ -28,6 +28,7 @@ MAX_BIGINT = 2**63 - 1
 # An amount: 1 to MAX_AMOUNT units, as the services check (casino/limits.py); a rank: 1 to 10, and
 # the sentence says so whichever side it misses.
 AMOUNT = {"min_value": 1, "max_value": MAX_AMOUNT}
+ZONED_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})")
 SEAT_KEY = re.compile(r"[1-9][0-9]{0,2}")  # a seat number as a key: ASCII digits, no leading zero
 RANK = {
     "min_value": min(RANKS),
@@ -231,8 +232,22 @@ class ApprovalDecisionSerializer(serializers.Serializer):
 # Responses
 
 
+class ZonedDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 time with its time zone, and nothing else: a shift's times are compared across
+    tablets, so a time without a zone (read as the server's) is refused, not guessed."""
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and not ZONED_TIME.fullmatch(value):
+            self.fail("zone")
+        return super().to_internal_value(value)
+
+    default_error_messages = {
+        "zone": "Give the time as ISO 8601 with its time zone, e.g. 2026-11-29T21:00:00Z or ...+01:00.",
+    }
+
+
 class ShiftTimeSerializer(serializers.Serializer):
-    at = serializers.DateTimeField(
+    at = ZonedDateTimeField(
         required=False,
         default=None,
         help_text="When it happened, with its time zone (now if omitted); never over a minute ahead.",

@@ -62,6 +62,8 @@ def test_a_retry_with_the_same_key_is_applied_once(as_pete, rocket):
         ({"user": "pete", "table": "rocket"}, 400, "pete is not a dealer"),
         ({"user": "nobody", "table": "rocket"}, 400, "There is no active staff account 'nobody'"),
         ({"user": "dana"}, 400, "Give a table (for a dealer) or a pit"),
+        ({"user": "olga", "table": "rocket", "at": "2026-11-29T21:00:00"}, 400, "with its time zone"),
+        ({"user": "olga", "table": "rocket", "at": "2026-11-29T21:00:00\u0000Z"}, 400, "with its time zone"),
     ],
 )
 def test_a_refused_start_says_why_and_writes_nothing(as_pete, rocket, blackstone, body, status, sentence):

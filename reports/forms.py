@@ -47,7 +47,7 @@ class StartForm(forms.Form):
         return params
 
 
-class CloseForm(forms.Form):
+class CloseForm(KeyedForm):
     findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=10_000)
 
 

@@ -138,6 +138,7 @@ def render_investigations(request, *, error: str = "", status: int = 200) -> Htt
         "investigations": investigations,
         "status": shown,
         "form": CloseForm(),
+        "fresh": FreshKeys(),
         "may_close": request.user.has_perm("tables.supervise_table"),
         "error": error,
     }
@@ -161,8 +162,9 @@ def investigation_list(request, _):
 
 @INVESTIGATION.action(CloseForm, done=lambda request, investigation: redirect("reports:investigations"))
 def investigation_close_view(request, investigation: Investigation, form: CloseForm) -> Investigation:
+    data = form.cleaned_data
     return investigation_close(
-        investigation=investigation, findings=form.cleaned_data["findings"], by=request.user
+        investigation=investigation, findings=data["findings"], by=request.user, key=data["key"]
     )
 
 

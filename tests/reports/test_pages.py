@@ -11,7 +11,7 @@ from reports.periods import today
 from reports.services import report_request, report_run
 from tables.services import shift_start
 
-from .conftest import rocket_hands, run, seated
+from .conftest import key, rocket_hands, run, seated
 
 pytestmark = pytest.mark.django_db
 
@@ -152,16 +152,17 @@ def test_a_pit_manager_closes_an_investigation_on_its_page(client, pete, ada, ro
     investigation = Investigation.objects.get()
 
     refused = signed_in(client, ada).post(
-        f"/reports/investigations/{investigation.pk}/close/", {"findings": "x"}
+        f"/reports/investigations/{investigation.pk}/close/", {"key": key(), "findings": "x"}
     )
     assert refused.status_code == 403
     page = signed_in(client, pete).get("/reports/investigations/").content.decode()
     assert "Close with these findings" in page
-    closed = client.post(
-        f"/reports/investigations/{investigation.pk}/close/", {"findings": "Three lucky hands."}
-    )
+    minted = re.search(r'name="key" value="([0-9a-f]+)"', page).group(1)  # the page's own key
+    url = f"/reports/investigations/{investigation.pk}/close/"
+    form = {"key": minted, "findings": "Three lucky hands."}
+    closed, again = client.post(url, form), client.post(url, form)  # a double tap
 
-    assert closed.status_code == 302
+    assert (closed.status_code, again.status_code) == (302, 302)  # the second is answered as the first
     investigation.refresh_from_db()
     assert investigation.status == "closed" and investigation.findings == "Three lucky hands."
 
@@ -220,7 +221,7 @@ def test_an_investigation_closed_without_the_right_answers_with_the_page_and_its
     investigation = Investigation.objects.get()
 
     refused = signed_in(client, ada).post(
-        f"/reports/investigations/{investigation.pk}/close/", {"findings": "x"}
+        f"/reports/investigations/{investigation.pk}/close/", {"key": key(), "findings": "x"}
     )
 
     page = refused.content.decode()

@@ -113,11 +113,11 @@ def test_a_pit_manager_closes_an_investigation_with_findings_an_auditor_cannot(
     investigation = Investigation.objects.first()
 
     with pytest.raises(NotAllowed):
-        investigation_close(investigation=investigation, findings="Looked fine.", by=ada)
+        investigation_close(investigation=investigation, findings="Looked fine.", by=ada, key=key())
     with pytest.raises(DomainError, match="Write what"):
-        investigation_close(investigation=investigation, findings="   ", by=pete)
+        investigation_close(investigation=investigation, findings="   ", by=pete, key=key())
     closed = investigation_close(
-        investigation=investigation, findings="A dealer three: luck, not a leak.", by=pete
+        investigation=investigation, findings="A dealer three: luck, not a leak.", by=pete, key=key()
     )
 
     assert (closed.status, closed.closed_by, closed.findings) == (
@@ -126,4 +126,4 @@ def test_a_pit_manager_closes_an_investigation_with_findings_an_auditor_cannot(
         "A dealer three: luck, not a leak.",
     )
     with pytest.raises(DomainError, match="already closed"):
-        investigation_close(investigation=closed, findings="Again.", by=pete)
+        investigation_close(investigation=closed, findings="Again.", by=pete, key=key())

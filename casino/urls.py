@@ -23,3 +23,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("casino.api_urls")),
 ]
+
+handler404 = views.not_found

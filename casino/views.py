@@ -1,6 +1,8 @@
 from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.views import defaults
 
 from reports.selectors import casino_records_seen
 from tables.models import Casino
@@ -69,3 +71,11 @@ def pages_for(user) -> list[dict]:
             }
         )
     return pages
+
+
+def not_found(request, exception):
+    """A 404: under /api/ as the API's own are, `{"detail": ...}` in JSON (an integrator's client reads
+    no HTML page), e.g. for an id that is not a number; elsewhere Django's page."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)

@@ -249,6 +249,13 @@ def test_a_start_at_a_table_that_does_not_exist_is_404_and_claims_no_key(as_dana
     assert (records(), IdempotentRequest.objects.count()) == (before, keys)
 
 
+@pytest.mark.parametrize("path", ["/api/hands/abc/", "/api/hands/-1/cards/", "/api/shoes/1e3/", "/api/none/"])
+def test_an_api_address_that_names_nothing_is_a_json_404(as_dana, path):
+    response = as_dana.get(path)
+
+    assert response.status_code == 404 and response.json() == {"detail": "Not found."}
+
+
 def test_a_dealer_moved_off_the_table_is_refused_a_retry_of_a_step_already_answered(
     dealt, as_dana, rocket, blackstone, pete
 ):

@@ -17,7 +17,7 @@ from django.shortcuts import redirect
 
 from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
-from casino.web import KeyedForm, Pages, fetch_seen, nothing
+from casino.web import KeyedForm, Pages, fetch_seen, form_message, nothing
 from reports.periods import today
 from tables.models import Casino, Player, currency
 from tables.players import (
@@ -58,8 +58,14 @@ class CompForm(KeyedForm):
 
 
 class DaysForm(forms.Form):
-    first = forms.DateField(required=False)
-    last = forms.DateField(required=False)
+    first = forms.DateField(label="First gaming day", required=False)
+    last = forms.DateField(label="Last gaming day", required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("first") and data.get("last") and data["first"] > data["last"]:
+            raise forms.ValidationError("The first gaming day is after the last.")
+        return data
 
 
 def check_supervise_casino(user, player) -> None:
@@ -160,18 +166,22 @@ def comp_view(request: HttpRequest, player: Player, form) -> object:
 # Cash reporting
 
 
-def days(request: HttpRequest) -> tuple[date, date]:
+def days(request: HttpRequest) -> tuple[date, date, str]:
+    """The days asked for (today by default), or today and why what was asked is refused."""
     form = DaysForm(request.GET)
-    form.is_valid()
+    if not form.is_valid():
+        return today(), today(), form_message(form)
     data = form.cleaned_data
     last = data.get("last") or today()
-    return data.get("first") or last, last
+    return data.get("first") or last, last, ""
 
 
 @PLAYERS.page()
 def cash_page(request: HttpRequest, _) -> HttpResponse:
     """The multiple-transaction log and the daily cash in per player (?format=csv&report=log|daily)."""
-    first, last = days(request)
+    first, last, error = days(request)
+    if error:  # a figure for days nobody asked for is worse than none
+        return page(request, "pit/cash.html", {"first": first, "last": last, "error": error}, status=400)
     log = cash_log(request.user, first=first, last=last, logged_only=True)
     daily = cash_daily(request.user, first=first, last=last)
     if request.GET.get("format") == "csv":

@@ -313,6 +313,16 @@ def test_the_cash_csv_writes_a_name_typed_as_a_formula_as_text(ann, rocket, dana
     assert "'=HYPERLINK" in log and ",=HYPERLINK" not in log
 
 
+@pytest.mark.parametrize(
+    ("days", "sentence"),
+    [({"first": "2026-11-20", "last": "2026-11-10"}, "The first gaming day is after the last."),
+     ({"first": "20/11/2026"}, "First gaming day: Enter a valid date.")],
+)
+def test_days_the_cash_page_cannot_read_are_refused_with_a_sentence(ann, pete, days, sentence):
+    for answer in (web(pete).get("/pit/cash/", days), web(pete).get("/pit/cash/", {**days, "format": "csv"})):
+        assert answer.status_code == 400 and sentence in answer.content.decode()
+
+
 # Comps
 
 

@@ -21,7 +21,7 @@ from reports.services.runs import MISSING
 from tables.models import Casino, Game, Pit, StaffCasino, TableCount
 from tables.services import shift_start
 from tests.api.conftest import Client as APIClient
-from tests.tables.conftest import open_table, person
+from tests.tables.conftest import key, open_table, person
 
 pytestmark = pytest.mark.django_db
 
@@ -272,8 +272,9 @@ def test_closing_another_pit_s_investigation_answers_as_one_that_does_not_exist(
     theirs = floor["investigations"]["theirs"]
     before = record_counts()
 
-    hidden = client.post(f"/reports/investigations/{theirs.pk}/close/", {"findings": "Looked at it."})
-    absent = client.post(f"/reports/investigations/{NOWHERE}/close/", {"findings": "Looked at it."})
+    form = {"key": key(), "findings": "Looked at it."}
+    hidden = client.post(f"/reports/investigations/{theirs.pk}/close/", form)
+    absent = client.post(f"/reports/investigations/{NOWHERE}/close/", form)
 
     assert hidden.status_code == absent.status_code == 404 and hidden.content == absent.content
     assert record_counts() == before
@@ -285,7 +286,7 @@ def test_a_pit_manager_closes_his_own_pit_s_investigation(floor):
     mine = floor["investigations"]["mine"]
 
     answer = signed_in(floor["people"]["pete"]).post(
-        f"/reports/investigations/{mine.pk}/close/", {"findings": "A lucky player."}
+        f"/reports/investigations/{mine.pk}/close/", {"key": key(), "findings": "A lucky player."}
     )
 
     mine.refresh_from_db()

@@ -75,8 +75,8 @@ DEMO_PLAYERS = (
 PIT_MANAGERS = ("pete", "pam")  # two, so a request one of them makes the other can decide
 
 # Blackstone 1's day before (docs/count.md): opened, chips sold for these buy-ins and cashed out,
-# closed, its drop box removed, delivered and counted by pete and then pam, blind, to the unit; a
-# fill then brings its tray back to DEMO_TRAY for today's opening.
+# closed, its drop box removed, delivered and counted by pete and then pam, blind, to the unit;
+# today it opens with what its tray holds, and a fill brings it back to DEMO_TRAY.
 DEMO_DAY_TABLE = "Blackstone 1"
 DEMO_DAY_BUY_INS = (500, 300)
 DEMO_DAY_NOTES = {"100": 8}  # the box: the buy-ins' 800 units of cash
@@ -135,13 +135,18 @@ def _on_shift(user, by, **where) -> None:
 
 
 def _open_table(table: Table, by, dealer: str) -> None:
-    """A tray of chips from the cage, a signed opening count of it, which attaches its drop box, and
-    Rocket's 8-deck shoe (each idempotent: by key, or skipped once done)."""
-    if account_get(kind=Account.Kind.TRAY, table=table).balance == 0:
+    """A new table's tray stocked from the cage, a signed opening count of what the tray holds, which
+    attaches its drop box, a fill while open for a tray short of DEMO_TRAY (Blackstone 1's after its
+    day before: a fill at a closed table is a reconciliation finding), and Rocket's 8-deck shoe (each
+    idempotent: by key, or skipped once done)."""
+    if not table.counts.exists() and account_get(kind=Account.Kind.TRAY, table=table).balance == 0:
         tray_fill(table=table, amount=DEMO_TRAY, by=by, key=f"demo-opening-fill-{table.pk}")
     if not table_is_open(table):
-        key = f"demo-opening-count-{table.pk}"
-        _count(table, TableCount.Kind.OPENER, DEMO_TRAY_CHIPS, by, dealer, key=key)
+        held = account_get(kind=Account.Kind.TRAY, table=table).balance
+        chips = DEMO_TRAY_CHIPS if held == DEMO_TRAY else DEMO_DAY_CLOSER
+        _count(table, TableCount.Kind.OPENER, chips, by, dealer, key=f"demo-opening-count-{table.pk}")
+        if held < DEMO_TRAY:
+            tray_fill(table=table, amount=DEMO_TRAY - held, by=by, key=f"demo-day-fill-{table.pk}")
     if table.game == Game.ROCKET:
         shoe_start(table=table, decks=ROCKET_DEMO_DECKS, by=by, key=f"demo-rocket-shoe-{table.pk}")
 
@@ -162,8 +167,8 @@ def _count(table: Table, kind: str, chips: dict, by, dealer: str, *, key: str) -
 
 def _day_before(table: Table, users: dict, dealer: str) -> None:
     """A full day at `table`, before its first opening: opened, two players buy in and cash out, closed;
-    its drop box removed, delivered and counted by pete and pam; its tray filled back to DEMO_TRAY
-    for today. Only on a table never counted."""
+    its drop box removed, delivered and counted by pete and pam (today's opening fills its tray back
+    to DEMO_TRAY, `_open_table`). Only on a table never counted."""
     if table.counts.exists():
         return
     pete, pam = users["pete"], users["pam"]
@@ -180,7 +185,6 @@ def _day_before(table: Table, users: dict, dealer: str) -> None:
     for counter in (pete, pam):
         key = f"demo-day-count-{box.pk}"
         drop_box_count(box=box, denominations=DEMO_DAY_NOTES, by=counter, device="demo", key=key)
-    tray_fill(table=table, amount=sum(DEMO_DAY_BUY_INS), by=pete, key=f"demo-day-fill-{table.pk}")
 
 
 def _ensure_user(username: str, role: str, password: str):

@@ -5,7 +5,8 @@ opening count + fills - credits + collected - paid - chips sold at buy-ins (and 
 is the tray the ledger expects; it is compared with the closing count, the opening count with the
 ledger and with the previous closer. Each term is one grouped query on the tray's postings. A
 hand started, or a buy-in, fill or credit posted, while the table was closed (before its first
-opening count or after a closing count: RULINGS, "Tables, seats and games") is a finding.
+opening count or after a closing count: RULINGS, "Tables, seats and games") is a finding, but for
+the fills that stock a new table's tray before its first opening count ever (its impress).
 
 Cards: for every shoe dealt from in the period, the cards dealt (its card events, a corrected card
 counted as its corrected rank) plus the cards left (the shoe's own count) make its composition,
@@ -166,6 +167,11 @@ def _while_closed(table: Table, counts: list[TableCount], start: datetime, end: 
         index = bisect_right(changes, (moment, True)) - 1
         return index < 0 or not changes[index][1]
 
+    def impress(move: Transaction) -> bool:
+        """A new table's first chips from the cage, before its first opening count ever: how a tray
+        is stocked to be counted open, not play at a closed table."""
+        return move.kind == Transaction.Kind.FILL and (not changes or move.created_at < changes[0][0])
+
     hands = Hand.objects.filter(table=table, started_at__gte=start, started_at__lt=end).order_by("number")
     moves = Transaction.objects.filter(
         table=table, kind__in=WHILE_OPEN, created_at__gte=start, created_at__lt=end
@@ -188,7 +194,7 @@ def _while_closed(table: Table, counts: list[TableCount], start: datetime, end: 
             admin_url("ledger.transaction", move.pk) or table_url(table.pk),
         )
         for move in moves
-        if closed_at(move.created_at)
+        if closed_at(move.created_at) and not impress(move)
     ]
 
 

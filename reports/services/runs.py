@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import partial
 
 from django.conf import settings
@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from casino.errors import DomainError
 from reports.models import Report
+from reports.periods import day_start
 from reports.selectors import GROUPS
 from tables.games import IllegalAction
 from tables.models import Casino, Game, Shift, Table, TableCount
@@ -296,7 +297,10 @@ def report_request(*, kind: str, params: dict, by=None) -> Report:
     `by` (None for the schedule) may name only the casinos and tables they read (`seen_by`):
     anything else is refused as a record that does not exist, and nothing is written.
 
-    Asking again while it runs, or once it is done, returns the same report and queues nothing.
+    Asking again while it runs returns the same report and queues nothing; so does asking again
+    once it is done, unless its period was still going on when it ran (`_ran_mid_period`): its
+    figures were those of the records so far, and it runs again (the end-of-day run at 06:15 for
+    a day someone looked at in the afternoon).
     """
     params = report_params(kind=kind, params=params, seen=seen_by(by))
     key = report_key(kind, params)
@@ -314,7 +318,10 @@ def report_request(*, kind: str, params: dict, by=None) -> Report:
         )
         if created:
             report.tables.set(tables)
-        if not created and report.status == Report.Status.FAILED:
+        again = report.status == Report.Status.FAILED or (
+            report.status == Report.Status.DONE and _ran_mid_period(report)
+        )
+        if not created and again:
             report = Report.objects.select_for_update().get(pk=report.pk)
             report.status, report.progress, report.stage = Report.Status.PENDING, 0, "Asked for again"
             report.save(update_fields=["status", "progress", "stage"])
@@ -322,6 +329,28 @@ def report_request(*, kind: str, params: dict, by=None) -> Report:
         if created:
             transaction.on_commit(partial(report_enqueue, report.pk))
     return report
+
+
+def _ran_mid_period(report: Report) -> bool:
+    """Whether `report` finished before its period ended: its gaming days, its shift, or its table
+    session (to the closing count after its opener)."""
+    params, ran = report.params, report.finished_at
+    last_day = params.get("date") or params.get("date_to")
+    if last_day:
+        return ran < day_start(date.fromisoformat(last_day) + timedelta(days=1))
+    if params.get("shift"):
+        ended = Shift.objects.filter(pk=params["shift"]).values_list("ended_at", flat=True).first()
+        return ended is None or ran < ended
+    if params.get("session"):
+        opener = TableCount.objects.get(pk=params["session"])
+        closed = (
+            TableCount.objects.filter(table=opener.table_id, kind=TableCount.Kind.CLOSER, at__gt=opener.at)
+            .order_by("at")
+            .values_list("at", flat=True)
+            .first()
+        )
+        return closed is None or ran < closed
+    return False
 
 
 def report_enqueue(report_id: int) -> None:

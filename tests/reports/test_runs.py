@@ -1,5 +1,7 @@
 """Running reports: one report per kind and parameters, progress saved, retries, the schedule."""
 
+from datetime import timedelta
+
 import pytest
 from django.conf import settings
 from django.db import OperationalError
@@ -36,6 +38,32 @@ def test_asking_twice_gives_one_report_queued_once(rocket, pete, django_capture_
     assert again.pk == first.pk and Report.objects.count() == 1
     assert len(queued) == 1
     assert first.params == day_params(rocket) and first.status == "pending"
+
+
+def test_a_report_of_a_day_still_going_on_runs_again_when_asked_again(rocket, dana, pete):
+    # found walking a money day: the 06:15 run handed back what someone had asked for at noon
+    table = seated(rocket, dana)
+    rocket_hands(table, 2, dana)
+    first = run("reconciliation", day_params(rocket), by=pete)
+    rocket_hands(table, 1, dana)
+
+    again = run("reconciliation", day_params(rocket), by=pete)
+
+    assert again.pk == first.pk and again.status == "done"
+    assert (first.result["hands"]["replayed"], again.result["hands"]["replayed"]) == (2, 3)
+
+
+def test_a_report_that_ran_once_its_days_were_over_is_not_run_again(
+    rocket, dana, pete, django_capture_on_commit_callbacks
+):
+    yesterday = (today() - timedelta(days=1)).isoformat()
+    params = {"table": rocket.pk, "date_from": yesterday, "date_to": yesterday}
+    first = run("reconciliation", params, by=pete)
+
+    with django_capture_on_commit_callbacks() as queued:
+        again = report_request(kind="reconciliation", params=params, by=pete)
+
+    assert again.pk == first.pk and again.status == "done" and not queued
 
 
 def test_a_task_delivered_twice_runs_the_report_once(

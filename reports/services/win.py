@@ -38,6 +38,7 @@ from tables.models import Shift, Slip, Table, TableCount
 from tables.selectors import counted_drop
 
 NOT_OPENED, OPEN, NOT_COUNTED, COUNTED = "not opened", "open", "not counted yet", "counted"
+SHARED = "box shared with another shift"  # a shift's drop, when its table session outlasts the shift
 FIGURES = ("opener", "closer", "fills", "credits", "expected_drop", "drop", "win", "system_win")
 
 
@@ -54,6 +55,7 @@ class Window:
     closer_records: list[dict]
     drop_start: datetime
     drop_end: datetime
+    drop_shared: bool = False  # the drop boxes were in play beyond the window: no drop of its own
 
 
 def slip_number(slip: Slip) -> str:
@@ -104,7 +106,23 @@ def shift_window(shift: Shift) -> Window:
         closer_records=[],
         drop_start=shift.started_at,
         drop_end=end or timezone.now(),
+        drop_shared=end is not None and not _sessions_within(shift.table, shift.started_at, end),
     )
+
+
+def _sessions_within(table: Table, start: datetime, end: datetime) -> bool:
+    """Whether every table session (an opening count to the closing count after it) that overlaps
+    [start, end] lies inside it. A drop box is in play for a whole session, one box for every dealer
+    who deals in it: a shift that saw only part of a session has no counted drop of its own."""
+    counts = list(TableCount.objects.filter(table=table).order_by("at", "pk").values_list("kind", "at"))
+    for index, (kind, opened) in enumerate(counts):
+        if kind != TableCount.Kind.OPENER:
+            continue
+        closed = counts[index + 1][1] if index + 1 < len(counts) else None
+        overlaps = opened < end and (closed is None or closed > start)
+        if overlaps and (opened < start or closed is None or closed > end):
+            return False
+    return True
 
 
 def tray_at(table: Table, moment: datetime) -> int:
@@ -169,7 +187,8 @@ def window_figures(window: Window, rules: VarianceRules) -> dict:
     """Every figure of the formula for one window, with the records behind each and its status."""
     fills, fill_records = _moved(window, Transaction.Kind.FILL)
     credits, credit_records = _moved(window, Transaction.Kind.CREDIT)
-    drop = counted_drop(window.table.pk, window.drop_start, window.drop_end) if window.end else None
+    counts = window.end and not window.drop_shared
+    drop = counted_drop(window.table.pk, window.drop_start, window.drop_end) if counts else None
     figures = {
         "opener": window.opener,
         "closer": window.closer,
@@ -184,7 +203,10 @@ def window_figures(window: Window, rules: VarianceRules) -> dict:
             "credits": credit_records,
         },
     }
-    figures["status"] = OPEN if window.end is None else (NOT_COUNTED if drop is None else COUNTED)
+    if window.end is None:
+        figures["status"] = OPEN
+    else:
+        figures["status"] = SHARED if window.drop_shared else NOT_COUNTED if drop is None else COUNTED
     return with_win(figures, rules)
 
 

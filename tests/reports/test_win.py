@@ -2,6 +2,8 @@
 hold, the win from settlements beside it and the difference flagged beyond the casino's tolerance,
 on the worked day of tests/reports/worked_day.py."""
 
+from datetime import timedelta
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,9 +13,17 @@ from reports.models import Investigation, Report, VarianceRules
 from reports.periods import today
 from reports.services.house_edge import rules_for
 from reports.services.master_game import master_game_figures
-from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, shift_figures, table_day
-from tables.models import SeatSession
-from tables.services import approval_decide, correction_request, seat_close, shift_end, tray_credit, tray_fill
+from reports.services.win import COUNTED, NOT_COUNTED, NOT_OPENED, OPEN, SHARED, shift_figures, table_day
+from tables.models import SeatSession, Shift, TableCount
+from tables.services import (
+    approval_decide,
+    correction_request,
+    seat_close,
+    shift_end,
+    shift_start,
+    tray_credit,
+    tray_fill,
+)
 from tests.tables.conftest import deal_at
 
 from .conftest import ROCKET_HOUSE_WIN, count, key, open_table, rocket_hands, run, seat
@@ -141,6 +151,25 @@ def test_a_shift_by_the_formula_takes_the_ledgers_tray_at_its_edges(
 
     assert (figures["opener"], figures["closer"]) == (OPENER, CLOSER)
     assert figures["win"] == HOUSE_WIN and figures["dealer"] == "dana"
+
+
+def test_a_shift_that_saw_part_of_a_table_session_has_no_counted_drop_of_its_own(
+    monkeypatch, day_table, day_shift, dana, olga, pete
+):
+    # found walking a money day: the whole session's drop went to a shift that only saw its opening
+    play_the_day(day_table, dana, pete)
+    ended = shift_end(shift=day_shift, by=pete)
+    drop_counted(monkeypatch, BUY_INS)
+    opened = TableCount.objects.filter(table=day_table).earliest("at").at
+    shift_start(user=olga, table=day_table, by=pete, at=opened - timedelta(minutes=1))
+    part = shift_end(shift=Shift.objects.get(user=olga), by=pete, at=opened + timedelta(microseconds=1))
+    rules = rules_for(day_table.pit.casino_id)
+
+    figures = shift_figures(part, rules)
+
+    assert figures["status"] == SHARED and figures["drop"] is None and figures["win"] is None
+    assert figures["flag"] is False
+    assert shift_figures(ended, rules)["drop"] == BUY_INS  # dana's shift held the whole session
 
 
 def test_the_casinos_day_waits_for_every_table_to_be_counted(monkeypatch, day_table, day_shift, dana, pete):

@@ -21,6 +21,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # Tapping
 
 
+# The hand screen has moved on from step `seq` and is drawn: htmx has settled it (a tap on a screen
+# still settling is one made while it changed, which tablet.js does not send).
+MOVED_ON = """seq => {
+    const hand = document.querySelector('#hand');
+    return hand && hand.dataset.seq !== seq && !hand.classList.contains('htmx-settling');
+}"""
+
+
 def tap(page: Page, button) -> None:
     """Tap a button on the hand screen and wait until the hand moves on (its sequence number changes).
 
@@ -28,7 +36,7 @@ def tap(page: Page, button) -> None:
     own answer can move the screen on: the next tap goes as soon as that answer is drawn."""
     seq = page.get_attribute("#hand", "data-seq")
     button.click()
-    page.wait_for_function("seq => document.querySelector('#hand')?.dataset.seq !== seq", arg=seq)
+    page.wait_for_function(MOVED_ON, arg=seq)
 
 
 def key_card(page: Page, rank: int) -> None:
@@ -377,14 +385,21 @@ def slow_network(page: Page, latency_ms: int) -> None:
     )
 
 
+def finger(page: Page, rank: int) -> None:
+    """Tap the key of `rank` where it is on the screen now, as a finger does: at once, whether the key
+    is ready or not (a Playwright click would wait until it is)."""
+    box = page.locator(".keypad").get_by_role("button", name=str(rank), exact=True).bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
 def test_ranks_keyed_ahead_of_the_screen_are_recorded_in_order_for_whoever_is_due(three_at_rocket):
     # issue found trying the tablet at a dealer's pace: a rank tapped before the last one's answer
     # was drawn carried the old step and was refused unseen, and the next rank went to its seat
     page, hand = three_at_rocket
     slow_network(page, 300)
 
-    for rank in (7, 9, 6, 2, 4):  # the deal, and a 4 no one is due yet: Ann decides first
-        page.locator(".keypad").get_by_role("button", name=str(rank), exact=True).click()
+    for rank in (7, 7, 6, 2, 4):  # the deal (a key twice is two cards), and a 4 no one is due yet
+        finger(page, rank)
         page.wait_for_timeout(40)
 
     expect(page.locator(".prompt")).to_have_text("Seat 1 to act.", timeout=15_000)
@@ -393,8 +408,49 @@ def test_ranks_keyed_ahead_of_the_screen_are_recorded_in_order_for_whoever_is_du
         "Key each again when the screen asks for it."
     )
     assert recorded_cards(hand) == [
-        (7, Receiver.SEAT, 1), (9, Receiver.SEAT, 2), (6, Receiver.SEAT, 3), (2, Receiver.DEALER, None)
+        (7, Receiver.SEAT, 1), (7, Receiver.SEAT, 2), (6, Receiver.SEAT, 3), (2, Receiver.DEALER, None)
     ]
+
+
+def test_a_burst_of_ranks_on_a_fast_network_is_recorded_in_order_without_leaving_the_page(three_at_rocket):
+    # found retrying the tablet: a key tapped in the moment between an answer being drawn and htmx
+    # wiring its forms was posted by the browser itself, the page reloaded and the taps after it were lost
+    page, hand = three_at_rocket
+    page.evaluate("window.stayed = true")  # gone if the page is reloaded
+
+    for rank in (7, 7, 7, 8):
+        finger(page, rank)
+        page.wait_for_timeout(30)
+
+    expect(page.locator(".prompt")).to_have_text("Seat 1 to act.")
+    assert page.evaluate("window.stayed === true")
+    assert recorded_cards(hand) == [
+        (7, Receiver.SEAT, 1), (7, Receiver.SEAT, 2), (7, Receiver.SEAT, 3), (8, Receiver.DEALER, None)
+    ]
+
+
+def test_a_key_tapped_as_a_refusal_is_drawn_is_not_sent_and_the_dealer_is_told(floor, people, tablet):
+    # found retrying the tablet: the refusal's red sentence pushed the keypad down, and the next tap
+    # keyed the rank that had moved under the finger
+    blackstone = floor["blackstone"]
+    deal_at(blackstone, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, "Blackstone 1")
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, 100)
+    hand = start_hand(page)
+    key_card(page, 1)  # a one-deck Blackstone shoe holds one 1
+
+    finger(page, 1)
+    page.wait_for_function(  # the refusal drawn and settled
+        "() => document.querySelector('#hand .banner.error')"
+        " && !document.querySelector('#hand.htmx-settling')"
+    )
+    finger(page, 9)  # at once: on whatever key the sentence moved under the finger
+
+    expect(page.locator("#ahead-refused")).to_contain_text("Not sent: tapped as a refusal was drawn")
+    page.wait_for_timeout(500)
+    assert recorded_cards(hand) == [(1, Receiver.SEAT, 1)]
 
 
 def test_a_double_tap_on_hit_does_not_key_the_card_drawn_under_it(three_at_rocket):
@@ -406,7 +462,7 @@ def test_a_double_tap_on_hit_does_not_key_the_card_drawn_under_it(three_at_rocke
 
     seq = page.get_attribute("#hand", "data-seq")
     page.mouse.click(x, y)
-    page.wait_for_function("seq => document.querySelector('#hand')?.dataset.seq !== seq", arg=seq)
+    page.wait_for_function(MOVED_ON, arg=seq)
     page.mouse.click(x, y)  # the second tap of a double tap, landing on what replaced Hit
     page.wait_for_timeout(500)
 

@@ -48,30 +48,33 @@
   });
 
   // Keying ahead (docs/tablet.md, section 4). A dealer keys the cards as they leave the shoe and
-  // does not wait for the screen. A rank tapped while the hand's last tap is on its way is kept, in
-  // order, and sent once that answer is drawn, with the step the new screen shows: the rules then
-  // give it to whoever is due, as it was dealt. Sent at once instead, it would carry the old step,
-  // be refused, and the rank after it would go to the seat this one was for. Any other tap while
-  // one is on its way is not sent (its button may mean something else by now); nor is a rank
-  // tapped just after the screen was redrawn on the spot of the last tap, a decision's (`ghost`).
+  // does not wait for the screen. From a tap until its answer is drawn (and wired by htmx) the
+  // screen is `busy`: a rank tapped then is kept, in order, and sent once the answer is drawn, with
+  // the step the new screen shows, so the rules give it to whoever is due, as it was dealt (sent at
+  // once, it would carry the old step, be refused, and the rank after it would go to this one's
+  // seat). A key tapped twice is two cards of that rank, as on any keypad. Any other tap then is not
+  // sent: its button may mean something else by now. Just after the answer to a decision or a
+  // confirmation is drawn, a rank tapped on its spot is the second of a double tap and is not sent
+  // (the card drawn where Hit was); a second decision there is not told apart from the next seat's
+  // own, which dealers tap as fast. Nor is any tap sent just after a refusal was drawn (its banner
+  // moves the keys). The dealer is told of every tap not sent.
   var GUARD_MS = 400;
-  var waiting = false, waitedFrom = 0, settling = false, failed = false, ahead = [], lastKind = null, drawnAt = 0;
-  var replaying = false;  // a kept rank being sent: its submit event is trusted too
-  var tapAt = null, sentAt = null;  // where the latest tap fell, and the tap last sent
+  var busy = false, busySince = 0, answered = false, failed = false, ahead = [], replaying = false;
+  var lastKind = null, drawnAt = 0, tapAt = null, sentAt = null;
 
-  document.addEventListener("click", function (event) { tapAt = { x: event.clientX, y: event.clientY }; }, true);
-
-  // The second tap of a double tap on a decision or a confirmation, landing on the keypad drawn in
-  // its place: on the spot of the last tap sent, just after its answer was drawn (a deliberate card
-  // on a new screen falls elsewhere, or later). A card keyed by accident needs the pit to undo.
-  function ghost(kind) {
-    var near = tapAt && sentAt && Math.abs(tapAt.x - sentAt.x) < 24 && Math.abs(tapAt.y - sentAt.y) < 24;
-    return near && kind === "rank" && lastKind === "other" && Date.now() - drawnAt < GUARD_MS;
-  }
+  document.addEventListener("click", function (event) {
+    tapAt = { x: event.clientX, y: event.clientY };
+    if (event.target.id === "ahead-refused") notice("");  // read: tapped away
+  }, true);
 
   function rankOf(form) {
     var rank = form.closest(".keypad") && form.querySelector("input[name=rank]");
     return rank ? rank.value : null;
+  }
+
+  function wired(form) {  // htmx has set the form up: a submit now goes through htmx, not the browser
+    var data = form["htmx-internal-data"];
+    return Boolean(data && data.initHash);
   }
 
   function notice(sentence) {
@@ -79,7 +82,7 @@
     if (!banner && sentence) {
       banner = document.createElement("p");
       banner.id = "ahead-refused";
-      banner.className = "banner error";
+      banner.className = "banner error floating";  // over the screen: it moves no key (tablet.css)
       banner.setAttribute("role", "alert");
       document.getElementById("hand").before(banner);  // beside the screen: the poll redraws it
     }
@@ -94,44 +97,73 @@
     ahead = [];
   }
 
+  function doubleTap(kind) {
+    var near = tapAt && sentAt && Math.abs(tapAt.x - sentAt.x) < 24 && Math.abs(tapAt.y - sentAt.y) < 24;
+    var just = Date.now() - drawnAt < GUARD_MS;
+    if (just && failed) return "tapped as a refusal was drawn";
+    if (just && near && kind === "rank" && lastKind === "other") return "a second tap on the same spot";
+    return null;
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.closest("#hand") || form.closest(".offline-keypad") || form.method !== "post") return;
     var rank = rankOf(form), kind = rank === null ? "other" : "rank";
-    if (waiting && Date.now() - waitedFrom > htmx.config.timeout + 1000) waiting = false;  // never answered
-    var behind = ahead.length && !replaying;  // the dealer's tap waits behind the ones kept before it
-    if (waiting || behind || (!replaying && ghost(kind))) {
-      if ((waiting || behind) && rank !== null) ahead.push(rank);
+    if (busy && Date.now() - busySince > htmx.config.timeout + 1000) busy = false;  // never answered
+    var why = replaying ? null : busy || !wired(form) || ahead.length ? "changing" : doubleTap(kind);
+    if (why) {
       event.preventDefault();
       event.stopImmediatePropagation();
+      if (why === "changing" && rank !== null) {
+        ahead.push(rank);
+        if (!busy) setTimeout(drain, 50);  // a screen drawn but not wired yet: it will be in a moment
+      } else {
+        notice("Not sent: " + (why === "changing" ? "a tap while the screen was changing" : why) +
+               ". Tap again if you meant it.");
+      }
       return;
     }
-    waiting = true;
-    waitedFrom = Date.now();
+    busy = true;
+    busySince = Date.now();
+    answered = failed = false;
     lastKind = kind;
     sentAt = replaying ? null : tapAt;
     notice("");
   }, true);
 
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (!waiting || event.detail.requestConfig.verb !== "post") return;
-    waiting = false;
+    if (!busy || answered || event.detail.requestConfig.verb !== "post") return;
+    if (!event.detail.xhr || !event.detail.xhr.status) {  // no answer: the offline keypad takes over
+      busy = false;
+      dropAhead("because the server did not answer");
+      return;
+    }
+    answered = true;
     failed = !event.detail.successful;
-    settling = Boolean(event.detail.xhr && event.detail.xhr.status);  // its answer is being drawn
-    if (!settling) dropAhead("because the server did not answer");
+    setTimeout(settled, 300);  // in case its screen was drawn where no settle event reaches us
   });
 
-  document.addEventListener("htmx:afterSettle", function (event) {
-    if (event.target.id !== "hand") return;
-    if (settling) drawnAt = Date.now();  // the answer to the dealer's own tap, not a poll's redraw
-    settling = false;
-    if (waiting || !ahead.length) return;
+  function settled() {
+    if (!busy || !answered) return;
+    busy = false;
+    drawnAt = Date.now();
+    drain();
+  }
+
+  function drain() {
+    if (busy || !ahead.length) return;
     if (failed) return dropAhead("because the tap before them was refused");
     var key = document.querySelector('#hand .keypad input[name=rank][value="' + ahead[0] + '"]');
     if (!key) return dropAhead("because the hand no longer waits for a card");
+    if (!wired(key.form)) return setTimeout(drain, 30);
     ahead.shift();
     replaying = true;
     try { key.form.requestSubmit(); } finally { replaying = false; }
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.target.id !== "hand") return;
+    if (busy) settled(); else drain();
   });
 
   function offline(show) {

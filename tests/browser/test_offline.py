@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Receiver
 from tests.tables.conftest import deal_at
 
-from .test_tablet import key_card, open_table, seat_player, start_hand
+from .test_tablet import key_card, open_table, seat_player, start_hand, three_seated
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,18 +30,22 @@ def stored_queue(page) -> dict:
     return queues[0]
 
 
-@pytest.fixture
-def two_seat_hand(floor, people, tablet):
+def two_at_rocket(floor, people, tablet, polls: bool = False):
     """Dana at Rocket 1, Ann at seat 1 and Bob at seat 2 betting 10 each; hand 1 is open."""
     rocket = floor["rocket"]
     deal_at(rocket, people["dana"], people["pete"])
-    page = tablet("dana")
+    page = tablet("dana", polls=polls)
     open_table(page, "Rocket 1")
     seat_player(page, 1, "Ann", 100)
     seat_player(page, 2, "Bob", 100)
     page.get_by_role("button", name="Seat 1 bet up").click()
     page.get_by_role("button", name="Seat 2 bet up").click()
     return page, start_hand(page)
+
+
+@pytest.fixture
+def two_seat_hand(floor, people, tablet):
+    return two_at_rocket(floor, people, tablet)
 
 
 def test_a_hand_keyed_offline_survives_a_flat_battery_and_is_recorded_once_the_network_returns(
@@ -113,15 +117,7 @@ def test_a_queued_card_for_the_wrong_receiver_is_refused_and_the_rest_waits_for_
 def test_a_refused_queue_still_says_why_once_the_screen_has_caught_up(floor, people, tablet):
     # found trying the tablet: the red sentence sat inside the hand screen, and the screen's poll,
     # seeing the steps before the refused one recorded, redrew it away within half a second
-    rocket = floor["rocket"]
-    deal_at(rocket, people["dana"], people["pete"])
-    page = tablet("dana", polls=True)
-    open_table(page, "Rocket 1")
-    seat_player(page, 1, "Ann", 100)
-    seat_player(page, 2, "Bob", 100)
-    page.get_by_role("button", name="Seat 1 bet up").click()
-    page.get_by_role("button", name="Seat 2 bet up").click()
-    start_hand(page)
+    page, _ = two_at_rocket(floor, people, tablet, polls=True)
     page.context.set_offline(True)
     page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
     offline_tap(page, "Dealer")  # seat 2 is due its first card, not the dealer
@@ -138,12 +134,7 @@ def test_a_refused_queue_still_says_why_once_the_screen_has_caught_up(floor, peo
 
 
 def test_offline_a_blackstone_take_offers_the_taker_every_card_of_it(floor, people, tablet):
-    blackstone = floor["blackstone"]
-    deal_at(blackstone, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Blackstone 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 100)
+    page = three_seated(floor["blackstone"], people, tablet, 100)
     start_hand(page)
     key_card(page, 5)
     key_card(page, 3)

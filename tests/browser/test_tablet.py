@@ -68,6 +68,16 @@ def start_hand(page: Page) -> Hand:
     return Hand.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
 
 
+def three_seated(table, people, tablet, buy_in: int) -> Page:
+    """Dana dealing at `table` on her tablet, with Ann, Bob and Cy seated with `buy_in` each."""
+    deal_at(table, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, table.name)
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat_player(page, number, name, buy_in)
+    return page
+
+
 def confirm_settlement(page: Page) -> None:
     tap(page, page.get_by_role("button", name="Confirm settlement"))
     expect(page.locator(".prompt")).to_contain_text("is settled")
@@ -156,11 +166,7 @@ def test_a_dealer_plays_a_rocket_hand_with_three_players_by_tapping(floor, peopl
 
 def test_a_dealer_plays_a_blackstone_game_by_tapping(floor, people, tablet, screenshot):
     blackstone = floor["blackstone"]
-    deal_at(blackstone, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Blackstone 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 100)
+    page = three_seated(blackstone, people, tablet, 100)
     expect(page.locator(".start-hand")).to_contain_text("Ante 5 from every seated player.")
     hand = start_hand(page)
 
@@ -201,11 +207,7 @@ def test_a_dealer_plays_a_blackstone_game_by_tapping(floor, people, tablet, scre
 
 def test_a_dealer_plays_a_starboard_game_by_tapping(floor, people, tablet, screenshot):
     starboard = floor["starboard"]
-    deal_at(starboard, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Starboard 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 50)
+    page = three_seated(starboard, people, tablet, 50)
     hand = start_hand(page)
 
     # the common hand opens 3, 8; Ann draws a 5 (fee 1); Bob locks at 3; Cy draws a 5 and busts;
@@ -305,16 +307,8 @@ def key_named_card(page: Page, rank: int) -> tuple:
     return rank, Receiver.DEALER if named["other"] == "dealer" else Receiver.COMMON, None
 
 
-def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(floor, people, tablet):
-    rocket = floor["rocket"]
-    deal_at(rocket, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Rocket 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 200)
-    for number in (1, 2, 3):
-        page.get_by_role("button", name=f"Seat {number} bet up").click()
-    hand = start_hand(page)
+def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(three_at_rocket):
+    page, hand = three_at_rocket
 
     # the deal 5, 6, 2 and the dealer 9; Ann hits a 4, Bob an 8, Cy folds, the dealer draws a 7;
     # Ann hits a 4 and pairs, Bob hits a 1, the dealer's 9 pairs
@@ -343,12 +337,7 @@ def test_at_a_dealers_pace_every_rocket_card_lands_on_the_seat_the_page_named(fl
 
 
 def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(floor, people, tablet):
-    pairs = floor["pairs"]
-    deal_at(pairs, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Pairs 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 50)
+    page = three_seated(floor["pairs"], people, tablet, 50)
     hand = start_hand(page)
 
     # the deal 4, 6, 7: Ann's 4 is lowest and starts; she hits a 9, Bob hits a 6 and pairs
@@ -366,12 +355,7 @@ def test_at_a_dealers_pace_every_pairs_card_lands_on_the_seat_the_page_named(flo
 @pytest.fixture
 def three_at_rocket(floor, people, tablet):
     """Dana at Rocket 1 with Ann, Bob and Cy betting 10 each; the hand is open on her tablet."""
-    rocket = floor["rocket"]
-    deal_at(rocket, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Rocket 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 200)
+    page = three_seated(floor["rocket"], people, tablet, 200)
     for number in (1, 2, 3):
         page.get_by_role("button", name=f"Seat {number} bet up").click()
     return page, start_hand(page)
@@ -432,12 +416,7 @@ def test_a_burst_of_ranks_on_a_fast_network_is_recorded_in_order_without_leaving
 def test_a_key_tapped_as_a_refusal_is_drawn_is_not_sent_and_the_dealer_is_told(floor, people, tablet):
     # found retrying the tablet: the refusal's red sentence pushed the keypad down, and the next tap
     # keyed the rank that had moved under the finger
-    blackstone = floor["blackstone"]
-    deal_at(blackstone, people["dana"], people["pete"])
-    page = tablet("dana")
-    open_table(page, "Blackstone 1")
-    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
-        seat_player(page, number, name, 100)
+    page = three_seated(floor["blackstone"], people, tablet, 100)
     hand = start_hand(page)
     key_card(page, 1)  # a one-deck Blackstone shoe holds one 1
 

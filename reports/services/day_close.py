@@ -31,10 +31,10 @@ from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
 from reports.models import DayAdjustment, GamingDayClose
-from reports.periods import today
+from reports.periods import gaming_day, today
 from reports.services.master_game import adjustments_summary, master_game_figures
 from reports.services.win import COUNTED, FIGURES, NOT_COUNTED, NOT_OPENED, OPEN
-from tables.models import Casino
+from tables.models import Casino, TableCount
 from tables.selectors import supervised_pits
 from tables.services.idempotency import run_once
 from tables.services.slips import SignatureGiven, SignatureRefused, signature_failure_record, signature_verify
@@ -61,6 +61,7 @@ def _close(casino: Casino, day: date, by, signature: SignatureGiven, device: str
     check_may_close(by, casino)
     if day > today():
         raise DomainError(f"Gaming day {day} has not begun: only a day begun or past is closed.")
+    _check_after_opening(casino, day)
     chain_lock(casino=casino)
     done = GamingDayClose.objects.filter(casino=casino, day=day).select_related("signed_by").first()
     if done is not None:
@@ -89,6 +90,20 @@ def _close(casino: Casino, day: date, by, signature: SignatureGiven, device: str
         action=AuditEvent.Action.DAY_CLOSE, user=by, device=device, casino=casino.pk, day=day.isoformat()
     )
     return {"close": close.pk}
+
+
+def _check_after_opening(casino: Casino, day: date) -> None:
+    """A close is sealed for ever: a day before the casino's first table opened has nothing to
+    freeze, and its close (a mistyped year) could never be taken back."""
+    counts = TableCount.objects.filter(table__pit__casino=casino)
+    opened = counts.order_by("at").values_list("at", flat=True).first()
+    if opened is None:
+        raise DomainError(f"No table of {casino} has opened yet: there is no gaming day to close.")
+    if day < gaming_day(opened):
+        raise DomainError(
+            f"Gaming day {day} of {casino} is before its first table opened (gaming day "
+            f"{gaming_day(opened)}): there is nothing to close."
+        )
 
 
 def check_may_close(user, casino: Casino) -> None:

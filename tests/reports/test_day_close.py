@@ -2,7 +2,7 @@
 frozen; anything found later posted as an adjustment into the next open day, never an edit."""
 
 import json
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -87,6 +87,13 @@ def test_a_day_whose_drop_is_not_counted_is_not_closed(day_table, day_shift, dan
 def test_a_day_not_begun_is_not_closed(counted_day, day_table, pete):
     with pytest.raises(DomainError, match="has not begun"):
         close(day_table.pit.casino, pete, day=today() + timedelta(days=1))
+    assert not GamingDayClose.objects.exists()
+
+
+def test_a_day_before_the_casinos_first_opening_is_not_closed(counted_day, day_table, pete):
+    # found walking a money day: 1900-01-01 was closed, sealed and append-only for ever
+    with pytest.raises(DomainError, match=f"is before its first table opened \\(gaming day {today()}\\)"):
+        close(day_table.pit.casino, pete, day=date(1900, 1, 1))
     assert not GamingDayClose.objects.exists()
 
 

@@ -58,7 +58,7 @@
   // (the card drawn where Hit was); a second decision there is not told apart from the next seat's
   // own, which dealers tap as fast. Nor is any tap sent just after a refusal was drawn (its banner
   // moves the keys). The dealer is told of every tap not sent.
-  var GUARD_MS = 400;
+  var GUARD_MS = 400, REFUSED_MS = 1000;  // a double tap; the time to read a refusal
   var busy = false, busySince = 0, answered = false, failed = false, ahead = [], replaying = false;
   var lastKind = null, drawnAt = 0, tapAt = null, sentAt = null;
 
@@ -99,8 +99,8 @@
 
   function doubleTap(kind) {
     var near = tapAt && sentAt && Math.abs(tapAt.x - sentAt.x) < 24 && Math.abs(tapAt.y - sentAt.y) < 24;
-    var just = Date.now() - drawnAt < GUARD_MS;
-    if (just && failed) return "tapped as a refusal was drawn";
+    var since = Date.now() - drawnAt, just = since < GUARD_MS;
+    if (failed && since < REFUSED_MS) return "tapped as a refusal was drawn";
     if (just && near && kind === "rank" && lastKind === "other") return "a second tap on the same spot";
     return null;
   }

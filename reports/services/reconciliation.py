@@ -56,7 +56,7 @@ def reconciliation_period(params: dict) -> tuple[Table, datetime, datetime, str]
     """The table and [start, end) the parameters name: a table session, a shift, or gaming days."""
     if params.get("session"):
         opener = TableCount.objects.select_related("table").get(pk=params["session"])
-        closer = _closer_after(opener)
+        closer = closer_after(opener)
         end = closer.at if closer else timezone.now()
         return opener.table, opener.at, end, f"table session from {opener.at:%Y-%m-%d %H:%M}"
     if params.get("shift"):
@@ -104,7 +104,8 @@ def reconciliation_report(*, params: dict, progress: Progress) -> dict:
 # Chips
 
 
-def _closer_after(opener: TableCount) -> TableCount | None:
+def closer_after(opener: TableCount) -> TableCount | None:
+    """The count after `opener`: the closer of its table session, or None while the table is open."""
     return (
         TableCount.objects.filter(table_id=opener.table_id, at__gte=opener.at, pk__gt=opener.pk)
         .order_by("at", "pk")

@@ -36,7 +36,7 @@ from tables.selectors import casinos_visible_to, sees_everything, tables_visible
 from .dispatch import send
 from .house_edge import house_edge_report
 from .master_game import master_game_report
-from .reconciliation import reconciliation_report
+from .reconciliation import closer_after, reconciliation_report
 from .statistics import statistics_report
 
 log = logging.getLogger(__name__)
@@ -342,14 +342,8 @@ def _ran_mid_period(report: Report) -> bool:
         ended = Shift.objects.filter(pk=params["shift"]).values_list("ended_at", flat=True).first()
         return ended is None or ran < ended
     if params.get("session"):
-        opener = TableCount.objects.get(pk=params["session"])
-        closed = (
-            TableCount.objects.filter(table=opener.table_id, kind=TableCount.Kind.CLOSER, at__gt=opener.at)
-            .order_by("at")
-            .values_list("at", flat=True)
-            .first()
-        )
-        return closed is None or ran < closed
+        closer = closer_after(TableCount.objects.get(pk=params["session"]))
+        return closer is None or ran < closer.at
     return False
 
 

@@ -16,7 +16,7 @@ from django.shortcuts import redirect
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, device, fetch_seen, nothing
 from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Incident, Table, TableCount
-from tables.selectors import at_tables_seen, supervised_pits, tables_visible_to
+from tables.selectors import at_tables_seen, supervised_pits, tables_visible_to, user_can_supervise
 from tables.services import (
     drop_box_attach,
     drop_box_count,
@@ -90,12 +90,12 @@ def check_handle(user, record: Table | DropBox) -> None:
     """The services' own rule, asked first: so an auditor's GET of a count form is refused as its
     POST would be, not drawn."""
     table = record if isinstance(record, Table) else record.table
-    if table.pit_id not in supervised_pits(user):
+    if not user_can_supervise(user, table):
         raise NotAllowed(f"Only a pit manager on shift in {table}'s pit handles its drop boxes.")
 
 
 def check_acknowledge(user, incident: Incident) -> None:
-    if incident.table.pit_id not in supervised_pits(user):
+    if not user_can_supervise(user, incident.table):
         raise NotAllowed(f"Only a pit manager on shift in {incident.table}'s pit acknowledges its incidents.")
 
 

@@ -68,15 +68,14 @@ def _post(table: Table, amount: int, by, approved_by, kind: str) -> dict:
         table=table,
         approved_by=approved_by,
     )
-    if kind == "fill":
-        _check_room(table, tray.pk)  # read after the posting: its row stays locked to the commit
+    if kind == "fill":  # read after the posting: the tray's row stays locked to the commit
+        _check_room(table, Account.objects.filter(pk=tray.pk).values_list("balance", flat=True).get())
     return {"transaction": str(transaction.pk)}
 
 
-def _check_room(table: Table, tray_id: int, more: int = 0) -> None:
-    """Refuse a fill that leaves the tray holding more than a count can record: the table could not
-    be counted closed afterwards (`chip_total`)."""
-    held = Account.objects.filter(pk=tray_id).values_list("balance", flat=True).get() + more
+def _check_room(table: Table, held: int) -> None:
+    """Refuse a fill that leaves the tray holding `held`, more than a count can record: the table
+    could not be counted closed afterwards (`chip_total`)."""
     if held > MAX_AMOUNT:
         raise TrayError(
             f"{table}'s tray would hold {held:,} units after this fill: no count records more than "
@@ -113,7 +112,7 @@ def _file_request(table, denominations, by, secret, device, kind) -> dict:
     if amount <= 0:
         raise TrayError(f"A {kind} must move at least one chip.")
     if kind == ApprovalRequest.Kind.FILL:  # said now, not only when the pit approves it
-        _check_room(table, account_get(kind=Account.Kind.TRAY, table=table).pk, amount)
+        _check_room(table, account_get(kind=Account.Kind.TRAY, table=table).balance + amount)
     request = ApprovalRequest.objects.create(kind=kind, table=table, amount=amount, requested_by=by)
     seal(request, table=table, event="requested")
     slip = slip_issue(

@@ -42,7 +42,12 @@ from tables.services.card_corrections import hand_correctable_card
 from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
-from tables.services.hands import pairs_forfeit_settlement, pairs_game_round, points_game_round
+from tables.services.hands import (
+    pairs_forfeit_settlement,
+    pairs_game_round,
+    pairs_round_undealt,
+    points_game_round,
+)
 from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME, hand_players_sent
 from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
@@ -123,6 +128,9 @@ def table_screen(table: Table) -> dict[str, Any]:
         "points_game": points,
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
+        # A player may leave between hands, or before the round a Pairs game's last settlement
+        # opened is dealt (pairs_round_withdraw).
+        "seats_leave": hand is None or pairs_round_undealt(hand),
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
         "same_bets": [{"seat": seat, "bet": bet} for seat, bet in sorted(bets.items())],

@@ -943,6 +943,32 @@ def pairs_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
     return replace(money, result={**facts, **money.result})
 
 
+def pairs_round_undealt(hand: Hand) -> bool:
+    """An open Pairs round with nothing recorded in it: every card, decision or request to the
+    pit moves the hand's step (`seq`) from 0."""
+    return hand.game == Game.PAIRS and hand.status == Hand.Status.IN_PROGRESS and hand.seq == 0
+
+
+def pairs_round_withdraw(*, hand: Hand, seat: int, by) -> None:
+    """The player at `seat` leaves while `hand`, a Pairs round, is open with nothing recorded in
+    it: the round opened by the tap that settled the one before, with no card dealt. It closes
+    as voided, without the pit: it dealt no card and moved no chip (a Pairs round posts nothing
+    when it starts), so a void has nothing to reverse. Sealed and in the audit log; the caller
+    holds the table's and the hand's locks and goes on to `pairs_game_forfeit`.
+
+    Raises if anything was recorded in the round: a card, a decision or a request to the pit
+    (each moves the hand's step, `seq`): that player is in the hand being played."""
+    if not pairs_round_undealt(hand):
+        raise HandError(f"Seat {seat} is in the hand being played; cash out after it is settled.")
+    hand.seq += 1  # a tablet on the round's screen sees it moved on
+    hand.status = Hand.Status.VOIDED
+    save_fields(hand, ("seq", "status"))
+    seal(hand, table=hand.table, event=hand.status)
+    audit_record(
+        action=AuditEvent.Action.ROUND_WITHDRAWN, user=by, table=hand.table_id, hand=hand.pk, seat=seat
+    )
+
+
 def pairs_game_forfeit(*, session: SeatSession, by) -> Settlement | None:
     """The player of `session` leaves: if they are a player of the Pairs game in progress, they
     lose it, and it settles at once (`pairs_forfeit_settlement`) through the hand settlements'

@@ -245,13 +245,16 @@ def _close(session_id: int, by) -> dict:
     table_id = SeatSession.objects.filter(pk=session_id).values_list("seat__table_id", flat=True).get()
     table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     session = _lock_open_session(session_id)
-    if Hand.objects.filter(table=table, status__in=Hand.OPEN, sessions__has_key=str(session.seat.number)):
-        raise SeatError(
-            f"Seat {session.seat.number} is in the hand being played; cash out after it is settled."
-        )
-    # A player of a Pairs game in progress loses it by leaving: it settles before the cash-out.
-    from .hands import pairs_game_forfeit  # hands imports this module
+    # hands imports this module
+    from .hands import pairs_game_forfeit, pairs_round_withdraw
 
+    seat = session.seat.number
+    playing = Hand.objects.select_for_update(no_key=True).filter(
+        table=table, status__in=Hand.OPEN, sessions__has_key=str(seat)
+    )
+    for hand in playing:  # at most one: a table has one open hand
+        pairs_round_withdraw(hand=hand, seat=seat, by=by)
+    # A player of a Pairs game in progress loses it by leaving: it settles before the cash-out.
     pairs_game_forfeit(session=session, by=by)
     # The periods begun before the player leaves; one they cannot pay is dropped.
     time_charges_post(table=table, sessions={session.seat.number: session}, by=by, now=timezone.now())

@@ -11,15 +11,15 @@ from casino.errors import DomainError
 from casino.models import AuditEvent
 from casino.roles import ROLES, grant_role_permissions
 from ledger.audit import ledger_verify
-from ledger.models import Account, Posting, Transaction
+from ledger.models import Account, Posting, Seal, Transaction
 from ledger.services import account_get
 from tables.games.pairs_endings import settle_game
 from tables.models import Game, Hand, IdempotentRequest, SeatSession
 from tables.screens import hand_screen, table_screen
-from tables.services import hand_settle, hand_start, seat_close
+from tables.services import hand_settle, hand_settle_and_continue, hand_start, seat_close
 from tables.services.seating import player_account
 
-from .conftest import deal_at, key, open_table, play, seat
+from .conftest import card, deal_at, key, open_table, play, seat
 
 pytestmark = pytest.mark.django_db
 
@@ -246,11 +246,41 @@ def test_a_retried_cash_out_settles_the_game_once(game, dana):
     assert AuditEvent.objects.filter(action=AuditEvent.Action.GAME_FORFEIT).count() == 1
 
 
+# A player leaves between rounds: the round the last one's settlement opened is not dealt yet
+
+
+def next_round(table, cards, by) -> Hand:
+    """Deal a round of `cards` (seat 1 folds) and confirm it as the tablet does: the settlement
+    opens the game's next round, with nothing dealt in it."""
+    hand = play(hand_start(table=table, by=by, key=key()), cards, [("fold",)], by)
+    return hand_settle_and_continue(hand=hand, by=by, expected_seq=hand.seq, key=key())
+
+
+def test_a_player_leaving_before_the_next_round_is_dealt_loses_the_game_and_the_round_closes(pit, pete, dana):
+    table = pairs_table(pit, pete, dana)
+    for number in (1, 2, 3):
+        seat(table, number, BUY_IN, dana)
+    undealt = next_round(table, [4, 6, 8], dana)  # seat 1 scores 4; the next round is open
+    assert undealt.status == Hand.Status.IN_PROGRESS and undealt.seq == 0
+
+    seat_close(session=session_at(table, 2), by=dana, key=key())
+
+    undealt.refresh_from_db()
+    assert undealt.status == Hand.Status.VOIDED
+    assert forfeit_postings(table) == {2: -21, 3: 21}  # Cutchfeld: the loser pays the lowest scorer
+    assert Seal.objects.filter(model="tables.Hand", record=undealt.pk, event="voided").exists()
+    event = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_WITHDRAWN)
+    assert (event.detail["hand"], event.detail["seat"]) == (undealt.pk, 2)
+    assert AuditEvent.objects.get(action=AuditEvent.Action.GAME_FORFEIT).detail["seat"] == 2
+    assert hand_start(table=table, by=dana, key=key()).seats == [1, 3]  # a new game
+    assert ledger_verify().clean
+
+
 # Refusals write nothing
 
 
 def test_a_player_in_the_round_being_played_cannot_cash_out_and_nothing_is_written(game, dana):
-    hand_start(table=game, by=dana, key=key())
+    card(hand_start(table=game, by=dana, key=key()), 4, dana)
     before = written()
 
     with pytest.raises(DomainError, match="Seat 1 is in the hand being played; cash out after it is settled"):
@@ -355,8 +385,27 @@ def test_cashing_out_on_the_tablet_mid_game_settles_the_game_and_the_table_says_
     assert forfeit_postings(game) == {2: -21, 3: 21}
 
 
+def test_the_tablet_offers_a_cash_out_before_the_next_round_is_dealt(client, pit, pete, dana):
+    table = pairs_table(pit, pete, dana)
+    for number, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+        seat(table, number, BUY_IN, dana, name)
+    undealt = next_round(table, [4, 6, 8], dana)
+
+    html = tablet(client, dana).get(f"/tablet/{table.pk}/").content.decode()
+    assert f"Open hand {undealt.number}" in html
+    assert "Seat 2 is in the game: leaving now loses it (Cutchfeld: pays 21 first)." in html
+    leave = f"/tablet/{table.pk}/seats/{session_at(table, 2).pk}/leave/"
+    response = client.post(leave, {"key": key()}, follow=True)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Seat 2 (Bob) left during the game and loses it. Ending: Cutchfeld." in html
+    assert "Open hand" not in html
+    assert Hand.objects.get(pk=undealt.pk).status == Hand.Status.VOIDED
+
+
 def test_the_tablet_refuses_a_cash_out_during_the_round_and_writes_nothing(client, game, dana):
-    hand_start(table=game, by=dana, key=key())
+    card(hand_start(table=game, by=dana, key=key()), 4, dana)
     tablet(client, dana)
     session, before = session_at(game, 1), written()
 

@@ -454,6 +454,29 @@ def test_a_double_tap_on_hit_does_not_key_the_card_drawn_under_it(three_at_rocke
     assert len(recorded_cards(hand)) == 4
 
 
+def test_a_double_tapped_rank_does_not_decide_on_the_button_drawn_under_it(floor, people, tablet):
+    # found trying the tablet: the second tap of a rank keyed twice landed on the Hit drawn in its
+    # place and hit for the player due
+    page = three_seated(floor["pairs"], people, tablet, 50)
+    hand = start_hand(page)
+    key_card(page, 4)
+    key_card(page, 6)
+    x, y = keypad_spots(page)[2]
+
+    seq = page.get_attribute("#hand", "data-seq")
+    page.mouse.click(x, y)  # the 2: the lowest card, seat 3 starts
+    page.wait_for_function(MOVED_ON, arg=seq)
+    hit = page.locator(".decisions").get_by_role("button", name=re.compile("^Hit")).bounding_box()
+    assert hit["x"] < x < hit["x"] + hit["width"] and hit["y"] < y < hit["y"] + hit["height"]
+    page.mouse.click(x, y)  # the second tap of the double tap, landing on Hit
+    page.wait_for_timeout(500)
+
+    expect(page.locator("#ahead-refused")).to_contain_text("Not sent: a second tap on the same spot")
+    expect(page.locator(".prompt")).to_have_text("Seat 3 to act.")
+    assert not Decision.objects.filter(hand=hand).exists()
+    assert len(recorded_cards(hand)) == 3
+
+
 def test_the_answer_to_confirm_settlement_is_the_settled_hand(rocket_hand_page):
     page, hand = rocket_hand_page
     key_card(page, 5)

@@ -53,11 +53,14 @@
   // the step the new screen shows, so the rules give it to whoever is due, as it was dealt (sent at
   // once, it would carry the old step, be refused, and the rank after it would go to this one's
   // seat). A key tapped twice is two cards of that rank, as on any keypad. Any other tap then is not
-  // sent: its button may mean something else by now. Just after the answer to a decision or a
-  // confirmation is drawn, a rank tapped on its spot is the second of a double tap and is not sent
-  // (the card drawn where Hit was); a second decision there is not told apart from the next seat's
-  // own, which dealers tap as fast. Nor is any tap sent just after a refusal was drawn (its banner
-  // moves the keys). The dealer is told of every tap not sent.
+  // sent: its button may mean something else by now. Just after an answer is drawn, a tap on the
+  // spot just tapped is the second of a double tap and is not sent when it would key a rank where
+  // Hit or Confirm was (the card drawn under it), or decide where a rank key was (a card keyed
+  // twice, the second landing on the player's Hit). A second decision there is not told apart from
+  // the next seat's own, which dealers tap as fast, nor a second rank from the next card; Confirm
+  // after the last card is sent: the settlement is the rules' own, whoever reads it. Nor is any tap
+  // sent just after a refusal was drawn (its banner moves the keys). The dealer is told of every
+  // tap not sent.
   var GUARD_MS = 400, REFUSED_MS = 1000;  // a double tap; the time to read a refusal
   var busy = false, busySince = 0, answered = false, failed = false, ahead = [], replaying = false;
   var lastKind = null, drawnAt = 0, tapAt = null, sentAt = null;
@@ -101,14 +104,15 @@
     var near = tapAt && sentAt && Math.abs(tapAt.x - sentAt.x) < 24 && Math.abs(tapAt.y - sentAt.y) < 24;
     var since = Date.now() - drawnAt, just = since < GUARD_MS;
     if (failed && since < REFUSED_MS) return "tapped as a refusal was drawn";
-    if (just && near && kind === "rank" && lastKind === "other") return "a second tap on the same spot";
+    var crossed = kind === "rank" ? lastKind !== "rank" : kind === "decision" && lastKind === "rank";
+    if (just && near && crossed) return "a second tap on the same spot";
     return null;
   }
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!form.closest("#hand") || form.closest(".offline-keypad") || form.method !== "post") return;
-    var rank = rankOf(form), kind = rank === null ? "other" : "rank";
+    var rank = rankOf(form), kind = rank !== null ? "rank" : form.closest(".decisions") ? "decision" : "other";
     if (busy && Date.now() - busySince > htmx.config.timeout + 1000) busy = false;  // never answered
     var why = replaying ? null : busy || !wired(form) || ahead.length ? "changing" : doubleTap(kind);
     if (why) {

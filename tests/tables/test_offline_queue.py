@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from casino.models import AuditEvent
 from casino.roles import ROLES, grant_role_permissions
-from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Incident, Receiver
-from tables.services import hand_start, shift_start
+from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Incident, Receiver, Shoe
+from tables.services import hand_start, shift_start, shoe_start
 from tables.services.offline import QueueError, hand_queue_apply, queued_steps
 
 from .conftest import card, key, seat
@@ -240,6 +240,32 @@ def test_a_dealer_at_another_table_is_refused_and_nothing_is_recorded(client, ha
     response = post_queue(client, hand, offline_hand(hand.seq))
 
     assert response.status_code == 404 and recorded(hand) == ([], [])
+
+
+def test_a_placed_card_whose_answer_was_lost_is_recorded_once_when_the_queue_sends_it_again(
+    client, rocket, dana, pete
+):
+    # found trying the tablet: "Placed" sent no rank and the queue the rank shown, so the retry of a
+    # card the server had recorded was "already used for a different request" and held for the pit
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift_start(user=dana, table=rocket, by=pete)
+    shoe_start(table=rocket, decks=2, kind=Shoe.Kind.SYSTEM, burn=3, reason="Test", by=dana, key=key())
+    seat(rocket, 1, 200, dana, "Ann")
+    hand = hand_start(table=rocket, bets={1: 10}, by=dana, key=key())
+    client.force_login(dana)
+    html = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+    form = re.search(r'<form class="place".*?</form>', html, re.S).group(0)
+    fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', form))
+
+    client.post(f"/tablet/hands/{hand.pk}/card/", fields)  # recorded; the answer never reaches the tablet
+    # the offline keypad keeps the tap under its key: the rank it sent, else the card shown (offline.js)
+    rank = fields.get("rank") or re.search(r'data-next-place="(\d+)"', html).group(1)
+    step = {"kind": "card", "key": fields["key"], "seq": int(fields["seq"]), "rank": int(rank)}
+    step |= {"to": "seat", "seat": 1}
+    response = post_queue(client, hand, [step])
+
+    assert response.status_code == 200, response.json()
+    assert CardEvent.objects.filter(hand=hand).count() == 1 and not HeldQueue.objects.exists()
 
 
 def test_the_pit_sees_the_held_steps_on_the_hands_review(client, hand, dana, pete):

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from django.contrib.sessions.models import Session
 from playwright.sync_api import expect
 
 from tables.models import CardEvent, Decision, HeldQueue, IdempotentRequest, Receiver
@@ -150,3 +151,24 @@ def test_offline_a_blackstone_take_offers_the_taker_every_card_of_it(floor, peop
     expect(page.locator(".offline-queue li")).to_have_text(
         ["the 8 to seat 3", "seat 2: take 2", "the 6 to seat 2", "the 7 to seat 2"]
     )
+
+
+def test_steps_kept_while_the_session_ended_are_sent_once_the_dealer_signs_in_again(two_seat_hand):
+    # found trying the tablet: the queue's post was redirected to the sign-in page, whose 200 the
+    # tablet took for "every step recorded": it forgot the steps, and none was recorded
+    page, hand = two_seat_hand
+    page.context.set_offline(True)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
+    offline_tap(page, "6")
+    Session.objects.all().delete()  # idle too long while the network was down: signed out
+
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+    page.wait_for_url(re.compile(r"/accounts/login/"))
+    assert len(stored_queue(page)["steps"]) == 2 and not CardEvent.objects.filter(hand=hand).exists()
+    page.fill("input[name=username]", "dana")
+    page.fill("input[name=password]", "dana-password")
+    page.click("button[type=submit]")
+    expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
+    assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]

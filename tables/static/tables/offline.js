@@ -225,6 +225,9 @@
       if (!queue.steps.length) { localStorage.removeItem(storeKey(p)); location.reload(); return null; }
       status(p, "The server answers: sending " + queue.steps.length + " steps…");
       return post(p, queue).then(function (response) {
+        // Sent to the sign-in page (the session ended while the network was down): nothing was
+        // recorded. The steps stay; signing in opens this hand again, which sends them.
+        if (response.redirected) { location.reload(); return null; }
         var read = response.json().catch(function () { return {}; }); // a refusal page is not JSON
         return read.then(function (answer) { answered(p, response.status, answer, queue.steps); });
       });

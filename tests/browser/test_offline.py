@@ -172,3 +172,29 @@ def test_steps_kept_while_the_session_ended_are_sent_once_the_dealer_signs_in_ag
     page.click("button[type=submit]")
     expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
     assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]
+
+
+def test_steps_answered_503_while_the_database_restarts_are_sent_again(two_seat_hand):
+    # found trying the tablet: a 503 ("nothing was done. Try again.") marked the queue refused for
+    # good ("call the pit"), and it was never sent again, even after a reload
+    page, hand = two_seat_hand
+    page.context.set_offline(True)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
+    offline_tap(page, "6")
+    unavailable = []
+
+    def restarting(route):
+        if unavailable:
+            route.continue_()
+        else:
+            unavailable.append(route.request.url)
+            route.fulfill(status=503, content_type="text/plain",
+                          body="The database is unavailable; nothing was done. Try again.")
+
+    page.route(re.compile(r"/queue/$"), restarting)
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+    expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
+    assert unavailable
+    assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]

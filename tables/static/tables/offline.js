@@ -243,6 +243,8 @@
     else if (code === 409) {
       localStorage.removeItem(storeKey(p)); // recorded up to the refused step; it and the rest held for the pit
       refused(p, answer.refused + (later.length ? " " + later.length + " steps keyed since were not sent." : ""));
+    } else if (code >= 500) {  // the database restarting (503, "nothing was done"): send them again
+      status(p, "The server could not record the steps yet: they stay on this tablet and are sent again.");
     } else stuck(p, (answer.refused || "The server refused the steps.") + " They stay on this tablet: call the pit.");
   }
 

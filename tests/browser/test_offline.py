@@ -198,3 +198,30 @@ def test_steps_answered_503_while_the_database_restarts_are_sent_again(two_seat_
     expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
     assert unavailable
     assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]
+
+
+def test_a_tap_answered_503_is_kept_on_the_offline_keypad_and_recorded_when_the_server_is_back(two_seat_hand):
+    # found trying the tablet: a card answered 503 (the database restarting) replaced the hand
+    # screen with that bare sentence: no keys, no poll, and the tap was lost
+    page, hand = two_seat_hand
+    restarting = []
+
+    def card(route):
+        if restarting:
+            route.continue_()
+        else:
+            restarting.append(route.request.url)
+            route.fulfill(status=503, content_type="text/plain",
+                          body="The database is unavailable; nothing was done. Try again.")
+
+    page.route(re.compile(r"/card/$"), card)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="4", exact=True).click()
+
+    expect(page.locator(".offline-keypad")).to_be_visible()
+    expect(page.locator(".offline-queue li")).to_have_text(["the 4 to seat 1"])
+    offline_tap(page, "6")
+    assert restarting and not CardEvent.objects.filter(hand=hand).exists()
+
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # or the next try, three seconds on
+    expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
+    assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]

@@ -273,6 +273,10 @@
 
   document.addEventListener("htmx:sendError", goOffline);
   document.addEventListener("htmx:timeout", goOffline);
+  document.addEventListener("htmx:afterRequest", function (event) {  // a 5xx: recorded nothing
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status && window.tabletUnanswered(event)) goOffline(event);
+  });
   document.addEventListener("click", tapped);
   // The hand screen is swapped in by htmx (a poll, a tap): draw the keypad again if steps wait.
   document.addEventListener("htmx:load", function () { if (source() && load(source())) draw(show()); });

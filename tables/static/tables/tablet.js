@@ -3,13 +3,21 @@
 (function () {
   "use strict";
 
-  // A refused action (400, 403, 409) comes back as the screen with its message: show it.
+  // A refused action (400, 403, 409) comes back as the screen with its message: show it. A server
+  // error (the database restarting answers 503, a proxy 502) has no screen to show and recorded
+  // nothing: it is taken as no answer (`unanswered`), and the offline keypad keeps the tap.
   htmx.config.responseHandling = [
     { code: "204", swap: false },
     { code: "[23]..", swap: true },
-    { code: "[45]..", swap: true, error: true },
-    { code: "...", swap: false },
+    { code: "4..", swap: true, error: true },
+    { code: "...", swap: false, error: true },
   ];
+
+  function unanswered(event) {
+    var xhr = event.detail.xhr;
+    return !xhr || !xhr.status || xhr.status >= 500;
+  }
+  window.tabletUnanswered = unanswered;  // offline.js asks it too
   htmx.config.timeout = 10000; // ms; then the dealer is told to tap again (same key: applied once)
 
   // Steppers: the buttons beside a number input move it by data-step within its min and max.
@@ -137,7 +145,7 @@
 
   document.addEventListener("htmx:afterRequest", function (event) {
     if (!busy || answered || event.detail.requestConfig.verb !== "post") return;
-    if (!event.detail.xhr || !event.detail.xhr.status) {  // no answer: the offline keypad takes over
+    if (unanswered(event)) {  // no answer: the offline keypad takes over
       busy = false;
       dropAhead("because the server did not answer");
       return;
@@ -176,6 +184,6 @@
   document.addEventListener("htmx:sendError", function () { offline(true); });
   document.addEventListener("htmx:timeout", function () { offline(true); });
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status) offline(false);
+    offline(unanswered(event));
   });
 })();

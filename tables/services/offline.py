@@ -23,6 +23,7 @@ from tables.models import Hand, HeldQueue, IdempotentRequest, Receiver, Table
 
 from .engine import engine_for
 from .hands import HandError, hand_decide, hand_record_card
+from .idempotency import MAX_KEY_LENGTH
 
 CARD, DECISION = "card", "decision"
 # What the dealer may name as a card's receiver on the offline keypad: a tie-break card goes to a
@@ -79,12 +80,14 @@ def queued_steps(raw, *, source: str = "offline queue") -> list[QueuedStep]:
 def _queued_step(number: int, step, source: str) -> QueuedStep:
     try:
         kind, key, seq, seat = step["kind"], step["key"], step["seq"], step.get("seat")
-        keyed = isinstance(key, str) and len(key) > 0 and _whole(seq)
+        # A key as every change's (1 to 100 characters); no NUL in what a held queue would keep.
+        keyed = isinstance(key, str) and 0 < len(key) <= MAX_KEY_LENGTH and _nul_free(key) and _whole(seq)
         seat = seat if kind == DECISION or step.get("to") == Receiver.SEAT else None
         if keyed and kind == CARD and step["to"] in KEYED_RECEIVERS and _whole(step["rank"]):
             return QueuedStep(CARD, key, seq, rank=step["rank"], to=step["to"], seat=seat)
         action = step.get("action")
-        if keyed and kind == DECISION and _whole(seat) and isinstance(action, list) and action:
+        decided = isinstance(action, list) and action and _nul_free(action)
+        if keyed and kind == DECISION and _whole(seat) and decided:
             return QueuedStep(DECISION, key, seq, seat=seat, action=tuple(action))
     except (KeyError, TypeError, AttributeError):
         pass
@@ -96,6 +99,17 @@ def _queued_step(number: int, step, source: str) -> QueuedStep:
 
 def _whole(value) -> bool:
     return type(value) is int  # not a bool, not 5.0
+
+
+def _nul_free(value) -> bool:
+    """No NUL in any text of `value`: PostgreSQL's text and jsonb cannot hold one (a 500)."""
+    if isinstance(value, str):
+        return "\x00" not in value
+    if isinstance(value, list):
+        return all(_nul_free(part) for part in value)
+    if isinstance(value, dict):
+        return all(_nul_free(name) and _nul_free(part) for name, part in value.items())
+    return True
 
 
 def hand_queue_apply(*, hand: Hand, steps: list[QueuedStep], by, device: str = "") -> QueueOutcome:

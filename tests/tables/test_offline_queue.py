@@ -188,6 +188,9 @@ def test_a_queue_whose_hand_moved_on_elsewhere_is_held_whole(hand, dana):
         [{"kind": "card", "rank": 4, "to": "burn", "seq": 0, "key": "k"}],
         [{"kind": "decision", "seat": 1, "action": "hit", "seq": 0, "key": "k"}],
         ["hit"],
+        [{"kind": "card", "rank": 4, "to": "seat", "seat": 1, "seq": 0, "key": "k" * 101}],  # past 100
+        [{"kind": "card", "rank": 4, "to": "seat", "seat": 1, "seq": 0, "key": "a\x00b"}],
+        [{"kind": "decision", "seat": 1, "action": ["hit\x00"], "seq": 0, "key": "k"}],
     ],
 )
 def test_a_malformed_queue_is_refused_whole(raw):
@@ -228,6 +231,24 @@ def test_a_malformed_queue_answers_400_and_writes_nothing(client, hand, dana):
     client.force_login(dana)
 
     response = post_queue(client, hand, [{"kind": "card", "rank": 4}])
+
+    assert response.status_code == 400
+    assert "Step 1 of the offline queue is not a card" in response.json()["refused"]
+    assert recorded(hand) == ([], []) and not HeldQueue.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "malformed",
+    [{"key": "k" * 101}, {"key": "a\x00b"}, {"kind": "decision", "seat": 1, "action": ["hit\x00"]}],
+)
+def test_a_step_no_change_could_carry_answers_400_and_holds_nothing(client, hand, dana, malformed):
+    """A key is 1 to 100 characters, as for every change, and no text holds a NUL: such a step is
+    malformed, not one the rules refused, so nothing is held for the pit (PostgreSQL could not even
+    store it: a 500)."""
+    client.force_login(dana)
+    raw = [{**card_step(hand.seq, 4, seat=1), **malformed}]
+
+    response = post_queue(client, hand, raw)
 
     assert response.status_code == 400
     assert "Step 1 of the offline queue is not a card" in response.json()["refused"]

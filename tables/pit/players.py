@@ -19,11 +19,12 @@ from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, fetch_seen, form_message, nothing
 from reports.periods import today
-from tables.models import Casino, Player, currency
+from tables.models import Casino, Comp, Player, currency
 from tables.players import (
     cash_daily,
     cash_log,
     player_cash_days,
+    player_ids,
     player_search,
     player_slips,
     player_visits,
@@ -134,7 +135,8 @@ def render_player(request, player: Player, *, error: str = "", status: int = 200
         "rating": sessions_rating(kept.name, visits),
         "cash_days": player_cash_days(request.user, kept),
         "merge": MergeForm(),
-        "comps": kept.comps.select_related("by").order_by("-at"),
+        # Given to any of its records: the budget left counts them all (`comp_budget`).
+        "comps": Comp.objects.filter(player__in=player_ids(kept)).select_related("by").order_by("-at"),
         "comp_budget": currency(comp_budget(kept)),
         "can_merge": user_can_supervise_casino(request.user, kept.casino),
         "error": error,

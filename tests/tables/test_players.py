@@ -352,6 +352,32 @@ def test_a_comp_is_given_against_a_share_of_theoretical_win_and_audited(ann, roc
     assert (event.user, event.detail["cents"]) == (pete, 100)
 
 
+def test_the_kept_records_page_lists_the_comps_given_to_a_record_merged_into_it(
+    ann, pit, rocket, dana, pete
+):
+    from tables.services import hand_settle, hand_start
+    from tables.services.players import comp_budget, comp_issue
+
+    from .conftest import play
+
+    deal_at(rocket, dana, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    sit(rocket, 1, 500, dana, card_number="2002")
+    sit(rocket, 2, 500, dana, player_name="red tie")
+    hand = hand_start(table=rocket, bets={1: 100, 2: 100}, by=dana, key=key())
+    hand = play(hand, [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    comp_issue(player=twin, cents=100, reason="coffee", by=pete)
+
+    player_merge(duplicate=twin, into=ann, by=pete)
+    shown = web(pete).get(f"/pit/players/{ann.pk}/")
+
+    # the budget left counts the duplicate's comp, and so does the list of comps given
+    assert comp_budget(ann) == 1
+    assert [(comp.player, comp.cents) for comp in shown.context["comps"]] == [(twin, 100)]
+    assert "coffee" in shown.content.decode()
+
+
 def test_a_dealer_gives_no_comps(ann, rocket, dana, pete):
     from tables.models import Comp
     from tables.services.players import comp_issue

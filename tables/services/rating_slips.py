@@ -126,8 +126,11 @@ def _start(session_id: int, by, device: str) -> dict:
     session = _lock_session(session_id, by)
     if session.player_id is None:
         raise RatingSlipError("Only a carded player is rated: seat them with their player card.")
-    player = Player.objects.select_for_update(no_key=True).get(pk=session.player_id)
-    running = slips_open([player.pk]).first()
+    from tables.players import player_ids  # it imports this module
+
+    # The record kept, if the seat's was merged since: one slip per person, whichever record.
+    player = Player.objects.select_for_update(no_key=True).get(pk=session.player.resolved().pk)
+    running = slips_open(player_ids(player)).first()
     if running is not None:
         raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
     slip = RatingSlip.objects.create(player=player)

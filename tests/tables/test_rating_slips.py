@@ -100,6 +100,23 @@ def test_one_slip_at_a_time_per_player(floor, dana):
     assert RatingSlip.objects.count() == 1
 
 
+def test_a_slip_started_at_a_merged_records_seat_is_the_kept_players_one_slip(floor, pit, rocket, dana, pete):
+    from tables.services.players import player_merge
+
+    twin = player_create(casino=pit.casino, name="B. Lee", card_number="C-200", by=pete)
+    twins_seat = seat_open(table=rocket, seat=3, buy_in=100, player=twin, by=dana, key=key())
+    player_merge(duplicate=twin, into=floor.player, by=pete)
+    slip = rating_slip_start(session=floor, by=dana, key=key())
+
+    # one person, one slip: the duplicate's seat starts none while the kept record's runs
+    with pytest.raises(DomainError, match="already has rating slip"):
+        rating_slip_start(session=twins_seat, by=dana, key=key())
+    rating_slip_close(slip=slip, by=dana, key=key())
+    # and a slip started there is the kept record's
+    assert rating_slip_start(session=twins_seat, by=dana, key=key()).player == floor.player
+    assert RatingSlip.objects.count() == 2
+
+
 def test_an_anonymous_player_is_not_rated(floor, rocket, dana):
     anonymous = seat(rocket, 3, 100, dana, name="Tall man")
     with pytest.raises(DomainError, match="carded"):

@@ -12,8 +12,9 @@ player has none). Counted:
   ante, Starboard's draw fees), read from the `bet` postings of their seat accounts; Pairs commits
   nothing;
 - result: the net of every posting on their seat accounts that belongs to a hand, corrections
-  included, so buy-ins and cash-outs are left out and a voided hand nets to nothing. Positive: the
-  player won;
+  included, so buy-ins and cash-outs are left out and a voided hand nets to nothing, and of the
+  settlements of the Pairs games they lost by leaving (posted with the cash-out, in no hand).
+  Positive: the player won;
 - theoretical win: what the house expects to win from those bets, with one edge per hand's
   configuration (`hand_edges`): Rocket's exact edge for a hand dealt from a fresh shoe of the
   hand's decks under the `best` strategy (`rocket_edge`, the figure the house-edge report shows as
@@ -136,7 +137,8 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
         hands=hand_count,
         total_bet=total_bet,
         average_bet=ratio(total_bet, hand_count),
-        result=hands_result(sessions, hands),  # as the hands and bets: settled hands only
+        # as the hands and bets: settled hands only, and the Pairs games lost by leaving
+        result=hands_result(sessions, hands) + net(game_forfeits(sessions)),
         theoretical_win=theoretical_win(sessions, hands),
     )
 
@@ -235,6 +237,17 @@ def hands_result(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> int:
         transaction__kind__in=[Transaction.Kind.BUY_IN, Transaction.Kind.CASH_OUT]
     ).aggregate(net=Sum("amount"))["net"]
     return net or 0
+
+
+def game_forfeits(sessions: QuerySet[SeatSession]) -> QuerySet[Posting]:
+    """The postings on `sessions`' seats of the Pairs games settled when a player left them: a
+    settlement in no hand (`tables.services.hands.pairs_game_forfeit`), posted with the cash-out."""
+    settlements = _seat_postings(sessions).filter(transaction__kind=Transaction.Kind.SETTLEMENT)
+    return settlements.filter(transaction__hand_id=None)
+
+
+def net(postings: QuerySet[Posting]) -> int:
+    return postings.aggregate(net=Sum("amount"))["net"] or 0
 
 
 def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> DealerPace:

@@ -25,7 +25,16 @@ from django.utils import timezone
 from casino.errors import DomainError, NotAllowed
 from ledger.seals import seal
 from tables.models import Hand, Player, RatingSlip, RatingSlipEvent, SeatSession, Table
-from tables.ratings import bets_by_game, hands_played, hands_result, hours_and_minutes, ratio, theoretical_win
+from tables.ratings import (
+    bets_by_game,
+    game_forfeits,
+    hands_played,
+    hands_result,
+    hours_and_minutes,
+    net,
+    ratio,
+    theoretical_win,
+)
 from tables.selectors import user_can_deal
 from tables.services.idempotency import run_once
 
@@ -225,13 +234,18 @@ def slip_segments(slip: RatingSlip, *, now=None) -> list[Segment]:
 
 def slip_figures(slip: RatingSlip, *, now=None) -> SlipFigures:
     """Time (paused time excluded), hands, bets, result and theoretical win of the slip, from the
-    settled hands its seat sessions played that started while it ran."""
+    settled hands its seat sessions played that started while it ran (and, in the result, a Pairs
+    game the player lost by leaving while it ran)."""
     segments = slip_segments(slip, now=now)
-    hand_ids = set()
+    hand_ids, forfeited = set(), 0
     for segment in segments:
-        played = hands_played(SeatSession.objects.filter(pk=segment.session_id))
+        session = SeatSession.objects.filter(pk=segment.session_id)
+        played = hands_played(session)
         during = played.filter(started_at__gte=segment.start, started_at__lt=segment.end)
         hand_ids.update(during.values_list("pk", flat=True))
+        # A Pairs game lost by leaving while the slip ran: settled at the cash-out, in no hand.
+        left = game_forfeits(session).filter(transaction__created_at__range=(segment.start, segment.end))
+        forfeited += net(left)
     hands = Hand.objects.filter(pk__in=hand_ids)
     sessions = SeatSession.objects.filter(pk__in={segment.session_id for segment in segments})
     bets = bets_by_game(sessions, hands)
@@ -241,6 +255,6 @@ def slip_figures(slip: RatingSlip, *, now=None) -> SlipFigures:
         hands=len(hand_ids),
         total_bet=total_bet,
         average_bet=ratio(total_bet, len(hand_ids)),
-        result=hands_result(sessions, hands),
+        result=hands_result(sessions, hands) + forfeited,
         theoretical_win=theoretical_win(sessions, hands),
     )

@@ -435,3 +435,24 @@ def test_a_cash_out_through_the_api_mid_game_settles_the_game(game, dana):
 
     assert response.status_code == 200 and response.json()["chips"] == 0
     assert forfeit_postings(game) == {1: -21, 3: 21}
+
+
+def test_a_game_lost_by_leaving_is_in_the_players_rating_and_slip(pit, pete, dana):
+    from tables.ratings import player_rating
+    from tables.services import seat_open
+    from tables.services.players import player_create
+    from tables.services.rating_slips import rating_slip_start, slip_figures
+
+    table = pairs_table(pit, pete, dana)
+    ann = player_create(casino=pit.casino, name="Ann", card_number="1001", by=pete)
+    leaving = seat_open(table=table, seat=1, buy_in=BUY_IN, player=ann, by=dana, key=key())
+    seat(table, 2, BUY_IN, dana, "Bob"), seat(table, 3, BUY_IN, dana, "Cy")
+    slip = rating_slip_start(session=leaving, by=dana, key=key())
+    round_(table, [4, 6, 8], dana), round_(table, [7, 5, 9], dana)  # scores 4, 5, 0
+
+    seat_close(session=leaving, by=dana, key=key())
+
+    # Ann paid 21 as if she had reached it, and Cy took it: their ratings say so, as the ledger does
+    assert forfeit_postings(table) == {1: -21, 3: 21}
+    assert (player_rating("Ann").result, player_rating("Cy").result) == (-21, 21)
+    assert slip_figures(slip).result == -21

@@ -105,7 +105,8 @@ def player_identify(*, player: Player, identification: Identification, by) -> Pl
 def player_merge(*, duplicate: Player, into: Player, by) -> Player:
     """Merge `duplicate` into `into` (a pit manager's act, audited): the duplicate points at the
     record kept and every read resolves through it. Identification the kept record lacks is taken
-    from the duplicate. Nothing else is rewritten."""
+    from the duplicate. Nothing else is rewritten; a gaming day whose cash in the merge takes past
+    the reporting threshold opens the pit's incident, as a buy-in crossing it would."""
     from tables.players import user_can_supervise_casino
 
     if not user_can_supervise_casino(by, into.casino):
@@ -124,6 +125,7 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
         for field in fields:
             setattr(into, field, getattr(duplicate, field))
         into.save(update_fields=fields)
+    _cash_report_merged(duplicate, into, by)
     duplicate.merged_into = into
     duplicate.save(update_fields=["merged_into"])
     audit_record(
@@ -135,6 +137,32 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
         into=into.pk,
     )
     return into
+
+
+def _cash_report_merged(duplicate: Player, into: Player, by) -> None:
+    """Tell the pit of each gaming day the merge takes past the reporting threshold: neither record
+    passed it alone, so no buy-in opened its incident (`cash_in_record`), but one person did. On
+    the table of that day's last buy-in, as a buy-in's incident is."""
+    rules = player_rules(into.casino)
+    limit = rules.reporting_threshold * 100
+    kept, merged = _cash_by_day(_records_of(into)), _cash_by_day(_records_of(duplicate))
+    for day, cents in sorted(merged.items()):
+        before = kept.get(day, 0)
+        if before <= limit and cents <= limit < before + cents:
+            last = CashIn.objects.filter(player__in=[*_records_of(into), *_records_of(duplicate)], day=day)
+            table = last.select_related("session__seat__table").latest("at", "pk").session.seat.table
+            incident_open(
+                kind=Incident.Kind.CASH_REPORT,
+                table=table,
+                detail=f"{into} and {duplicate}, merged, are one player past {rules.reporting_threshold} "
+                f"in cash on {day} ({(before + cents) / 100:.2f}); a currency transaction report is due.",
+                by=by,
+            )
+
+
+def _cash_by_day(players: list[int]) -> dict:
+    rows = CashIn.objects.filter(player__in=players).values("day").annotate(cents=Sum("cents"))
+    return {row["day"]: row["cents"] for row in rows.order_by()}
 
 
 def player_theoretical_cents(player: Player) -> Decimal:

@@ -184,6 +184,43 @@ def test_a_merged_players_cash_counts_as_one_person(ann, pit, rocket, dana, pete
     assert [(row["player"], row["cents"]) for row in rows] == [(ann, 750_000)]
 
 
+def test_a_merge_that_takes_one_persons_cash_past_the_reporting_threshold_tells_the_pit(
+    ann, pit, rocket, blackstone, dana, olga, pete, five_a_unit
+):
+    # given 7,500 in cash as Ann at Rocket and 5,000 as her duplicate at Blackstone, each under 10,000
+    deal_at(rocket, dana, pete)
+    deal_at(blackstone, olga, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    sit(rocket, 1, 1500, dana, card_number="1001")
+    sit(blackstone, 1, 1000, olga, card_number="2002")
+    assert not Incident.objects.filter(kind=Incident.Kind.CASH_REPORT).exists()
+
+    # when the two records are merged: one person with 12,500 today
+    player_merge(duplicate=twin, into=ann, by=pete)
+
+    # then the pit is told once, at the table of the day's last buy-in
+    incident = Incident.objects.get(kind=Incident.Kind.CASH_REPORT)
+    assert incident.table == blackstone
+    assert "Ann Smith" in incident.detail and "A. Smith" in incident.detail and "12500.00" in incident.detail
+
+
+def test_a_merge_that_stays_within_the_threshold_or_was_past_it_already_opens_no_new_incident(
+    ann, pit, rocket, dana, pete, five_a_unit
+):
+    deal_at(rocket, dana, pete)
+    twin = player_create(casino=pit.casino, name="A. Smith", card_number="2002", by=pete)
+    other = player_create(casino=pit.casino, name="Ann S.", card_number="2003", by=pete)
+    sit(rocket, 1, 1000, dana, card_number="1001")
+    sit(rocket, 2, 999, dana, card_number="2002")
+    player_merge(duplicate=twin, into=ann, by=pete)  # 9,995: within
+    assert not Incident.objects.filter(kind=Incident.Kind.CASH_REPORT).exists()
+
+    sit(rocket, 3, 2001, dana, card_number="2003", identification=PASSPORT)  # past it alone: told then
+    player_merge(duplicate=other, into=ann, by=pete)
+
+    assert Incident.objects.filter(kind=Incident.Kind.CASH_REPORT).count() == 1
+
+
 def test_only_a_pit_manager_on_shift_merges(ann, pit, dana, pete):
     twin = player_create(casino=pit.casino, name="A. Smith", by=pete)
 

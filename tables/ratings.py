@@ -5,8 +5,9 @@ Pure reads: each figure is an aggregate query, summed by the database.
 A player is rated by name (`SeatSession.player_name`, matched without regard to case; an unrated
 player has none). Counted:
 
-- time played: the sum of their seat sessions' lengths (a session still open runs to `now`), shown
-  in hours and minutes (`hours_and_minutes`);
+- time played: the time their seat sessions cover (a session still open runs to `now`; sessions at
+  the same time, a Rocket player's second seat, count once), shown in hours and minutes
+  (`hours_and_minutes`);
 - hands: settled hands their sessions played (a voided hand was never played: its bets went back);
 - total and average bet: what their seats wagered in those hands (the Rocket bet, the pot games'
   ante, Starboard's draw fees), read from the `bet` postings of their seat accounts; Pairs commits
@@ -31,7 +32,7 @@ while their shift lasted, per hour on shift, and voids per hundred of those hand
 """
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db.models import (
@@ -125,15 +126,15 @@ def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None)
 def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> PlayerRating:
     """The rating over `sessions` (a player record's visits: `tables.players.player_visits`)."""
     now = now or timezone.now()
-    stay = sessions.aggregate(count=Count("pk"), time=Sum(_length("started_at", "ended_at", now)))
+    stays = list(sessions.values_list("started_at", "ended_at"))
     hands = hands_played(sessions)
     bets = bets_by_game(sessions, hands)
     total_bet = sum(bets.values())
     hand_count = hands.count()
     return PlayerRating(
         name=name,
-        sessions=stay["count"],
-        time_played=stay["time"] or timedelta(0),
+        sessions=len(stays),
+        time_played=time_covered(stays, now),
         hands=hand_count,
         total_bet=total_bet,
         average_bet=ratio(total_bet, hand_count),
@@ -141,6 +142,17 @@ def sessions_rating(name: str, sessions: QuerySet[SeatSession], *, now=None) -> 
         result=hands_result(sessions, hands) + net(game_forfeits(sessions)),
         theoretical_win=theoretical_win(sessions, hands),
     )
+
+
+def time_covered(stays: list[tuple[datetime, datetime | None]], now) -> timedelta:
+    """The time the (start, end) stays cover, each still open running to `now`; stays that overlap
+    count once: a player holding two seats for an hour played an hour."""
+    covered, reach = timedelta(0), None
+    for start, end in sorted((start, end or now) for start, end in stays):
+        start = start if reach is None else max(start, reach)
+        covered += max(end - start, timedelta(0))
+        reach = end if reach is None else max(reach, end)
+    return covered
 
 
 def theoretical_win(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> Decimal:

@@ -93,6 +93,17 @@ def test_a_players_rating_sums_time_hands_bets_result_and_theoretical_win(evenin
     assert rating.theoretical_win == Decimal("2.70")  # 80 units bet x 3.377%, 8 decks, fresh shoe
 
 
+def test_a_player_holding_two_seats_at_once_plays_the_time_once(evening, rocket, dana, clock):
+    clock.advance(minutes=5)  # 21:35: Mr Lee takes seat 3 as well, and both are open at 22:05
+    seat(rocket, 3, 200, dana, name="Mr Lee")
+    clock.advance(minutes=30)
+
+    rating = player_rating("Mr Lee")
+
+    assert rating.sessions == 3
+    assert rating.time_played == timedelta(minutes=45 + 65)  # 20:00-20:45 and 21:00-22:05, once each
+
+
 def test_a_bet_on_a_hand_still_in_play_is_in_no_figure_of_the_rating(evening, rocket, dana):
     hand_start(table=rocket, bets={1: 100, 2: 10}, by=dana, key=key())  # Lee's 100 is on the layout
 

@@ -9,7 +9,7 @@ Dealers see no player pages: identification is never shown at the tablet.
 from django.db.models import Q, QuerySet, Sum
 
 from tables.models import CashIn, Player, RatingSlip, RatingSlipEvent, SeatSession, currency
-from tables.selectors import at_tables_seen, rating_slips_seen, sees_every_table, supervised_pits
+from tables.selectors import at_tables_seen, in_casinos_seen, rating_slips_seen, supervised_pits
 from tables.services.rating_slips import slip_figures
 
 
@@ -34,10 +34,10 @@ def user_can_supervise_casino(user, casino) -> bool:
 
 
 def players_visible_to(user) -> QuerySet[Player]:
+    """The players of the casinos `user` reads: an auditor's (the one they are held to, if they are),
+    a pit manager's on shift, none for a dealer."""
     players = Player.objects.select_related("casino", "merged_into").order_by("name", "pk")
-    if sees_every_table(user):
-        return players
-    return players.filter(casino__in=supervised_casinos(user))
+    return in_casinos_seen(players, user)
 
 
 def player_search(user, query: str) -> QuerySet[Player]:

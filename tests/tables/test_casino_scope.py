@@ -135,6 +135,25 @@ def test_an_auditor_of_every_casino_sees_every_table_and_the_whole_ledger(floor,
     assert api.get(f"/api/hands/{floor['hand'].pk}/").status_code == 200
 
 
+def test_an_auditor_held_to_one_casino_finds_and_reads_its_players_only(floor, pete):
+    from tables.services.players import Identification, player_create, player_identify
+
+    ann = player_create(casino=floor["rocket"].pit.casino, name="Ann Smith", card_number="1001", by=pete)
+    player_identify(player=ann, identification=Identification("passport", "X123", "FR"), by=pete)
+    zed = player_create(casino=floor["seven"].pit.casino, name="Zed Smith", card_number="1001", by=pete)
+    page = signed_in(floor["hugo"])
+
+    found = page.get("/pit/players/", {"q": "Smith"})
+    hidden, absent = page.get(f"/pit/players/{ann.pk}/"), page.get(f"/pit/players/{MISSING}/")
+
+    assert list(found.context["found"]) == [zed]
+    assert hidden.status_code == absent.status_code == 404 and "X123" not in hidden.content.decode()
+    assert page.get(f"/pit/players/{zed.pk}/").status_code == 200
+    assert list(signed_in(person("ada", AUDITOR)).get("/pit/players/", {"q": "Smith"}).context["found"]) == [
+        ann, zed
+    ]
+
+
 def test_an_auditor_held_to_one_casino_sees_the_rota_of_its_pits_only(floor):
     page = signed_in(floor["hugo"]).get("/pit/shifts/").content.decode()
 

@@ -28,7 +28,8 @@ Both are kept to the tables the reader sees (the pit's page passes them): play e
 neither counted nor hinted at.
 
 A dealer's pace covers their shifts at tables: hands finished (settled or voided) at the table
-while their shift lasted, per hour on shift, and voids per hundred of those hands.
+that started while their shift was the one on duty there (the shift started last), per hour on
+shift, and voids per hundred of those hands.
 """
 
 from dataclasses import dataclass
@@ -40,13 +41,13 @@ from django.db.models import (
     CharField,
     Count,
     DurationField,
-    Exists,
     ExpressionWrapper,
     F,
     Func,
     OuterRef,
     Q,
     QuerySet,
+    Subquery,
     Sum,
     Value,
 )
@@ -270,10 +271,18 @@ def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> D
     if tables is not None:
         shifts = shifts.filter(table__in=tables)
     time = shifts.aggregate(time=Sum(_length("started_at", "ended_at", now)))["time"] or timedelta(0)
-    during = shifts.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at")).filter(
-        Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at"))
+    # A hand is the dealer's whose shift was on duty at its table when it started: with two on shift
+    # there (a relief dealer, a card-reading shoe's account), the one started last, as the reports
+    # count it (docs/pit.md "Shifts").
+    on_duty = (
+        Shift.objects.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at"))
+        .filter(Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at")))
+        .order_by("-started_at")
+        .values("pk")[:1]
     )
-    dealt = Hand.objects.filter(Exists(during), status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED])
+    dealt = Hand.objects.annotate(on_duty=Subquery(on_duty)).filter(
+        on_duty__in=shifts.values("pk"), status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED]
+    )
     counts = dealt.aggregate(hands=Count("pk"), voids=Count("pk", filter=Q(status=Hand.Status.VOIDED)))
     return DealerPace(
         dealer=dealer.get_username(),

@@ -167,6 +167,19 @@ def test_hands_outside_a_dealers_shift_are_not_theirs(evening, dana, olga, rocke
     assert olgas.hands_per_hour == Decimal("2.00")
 
 
+def test_a_hand_dealt_while_two_are_on_shift_is_the_pace_of_the_one_started_last(
+    evening, dana, olga, rocket, pete, clock
+):
+    # olga taps in at 21:30 while dana's shift goes on (a relief dealer, a shoe's device account)
+    shift_start(user=olga, table=rocket, by=pete)
+    clock.advance(minutes=5)
+    dealer_pairs_nines(rocket, {2: 10}, olga)
+    clock.advance(minutes=25)
+
+    # the hand is olga's, as the reports by dealer count it, and not dana's as well
+    assert (dealer_pace(dana).hands, dealer_pace(olga).hands) == (4, 1)
+
+
 def test_a_dealer_without_shifts_has_no_pace_rather_than_a_division_by_zero(olga):
     pace = dealer_pace(olga)
     assert (pace.hands, pace.hands_per_hour, pace.voids_per_hundred) == (0, 0, 0)

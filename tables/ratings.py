@@ -41,6 +41,7 @@ from django.db.models import (
     CharField,
     Count,
     DurationField,
+    Exists,
     ExpressionWrapper,
     F,
     Func,
@@ -57,7 +58,7 @@ from django.utils import timezone
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
 from tables.games.rocket_exact import fresh_shoe
-from tables.models import Game, Hand, SeatSession, Shift, Table
+from tables.models import ApprovalRequest, Game, Hand, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
 CENTS = Decimal("0.01")  # averages and rates are shown to two places
@@ -283,6 +284,10 @@ def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> D
     dealt = Hand.objects.annotate(on_duty=Subquery(on_duty)).filter(
         on_duty__in=shifts.values("pk"), status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED]
     )
+    # A Pairs round closed undealt as a player left (`pairs_round_withdraw`) was neither dealt nor
+    # voided at anyone's request: no dealer's void.
+    asked = ApprovalRequest.objects.filter(hand=OuterRef("pk"), kind=ApprovalRequest.Kind.VOID)
+    dealt = dealt.exclude(Q(status=Hand.Status.VOIDED) & ~Exists(asked))
     counts = dealt.aggregate(hands=Count("pk"), voids=Count("pk", filter=Q(status=Hand.Status.VOIDED)))
     return DealerPace(
         dealer=dealer.get_username(),

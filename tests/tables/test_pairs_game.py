@@ -15,6 +15,7 @@ from ledger.models import Account, Posting, Seal, Transaction
 from ledger.services import account_get
 from tables.games.pairs_endings import settle_game
 from tables.models import Game, Hand, IdempotentRequest, SeatSession
+from tables.ratings import dealer_pace
 from tables.screens import hand_screen, table_screen
 from tables.services import hand_settle, hand_settle_and_continue, hand_start, seat_close
 from tables.services.seating import player_account
@@ -272,6 +273,7 @@ def test_a_player_leaving_before_the_next_round_is_dealt_loses_the_game_and_the_
     event = AuditEvent.objects.get(action=AuditEvent.Action.ROUND_WITHDRAWN)
     assert (event.detail["hand"], event.detail["seat"]) == (undealt.pk, 2)
     assert AuditEvent.objects.get(action=AuditEvent.Action.GAME_FORFEIT).detail["seat"] == 2
+    assert dealer_pace(dana).voids == 0 and dealer_pace(dana).hands == 1  # not the dealer's void
     assert hand_start(table=table, by=dana, key=key()).seats == [1, 3]  # a new game
     assert ledger_verify().clean
 

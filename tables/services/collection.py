@@ -45,6 +45,13 @@ def _time_rules(table: Table) -> CollectionOptions | None:
     return rules if rules is not None and rules.collection == TIME and rules.time_fee else None
 
 
+def time_clock(table: Table) -> int | None:
+    """The minutes of a period of seat time while the table collects on time, else None: what
+    numbers the periods a seated player has begun, from the sit-down (`_periods_begun`)."""
+    rules = _time_rules(table)
+    return rules.time_minutes if rules is not None else None
+
+
 def time_charges_post(*, table: Table, sessions: dict[int, SeatSession], by, now: datetime) -> dict[int, int]:
     """Charge every period of seat time of `sessions` (seat number to open session) that has begun
     by `now` and is not charged yet, oldest first, while the player's chips cover it. Returns the

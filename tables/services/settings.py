@@ -7,6 +7,8 @@ lock (the first lock of the documented order, docs/records.md), and a refusal wr
 
 - the game cannot change while a player is seated (an open seat session) or a shoe is in play
   (RULINGS.md "Tables, seats and games": a live Rocket table never turns into Blackstone);
+- nor can the time collection start or change its period (`time_clock`): a seated player's
+  periods are counted from the sit-down, so the next deal would charge time from before the change;
 - limits are whole units with 0 < minimum <= maximum (at most MAX_SETTING), multiples of 10 at Rocket;
 - options are what the game's engine accepts (`Options.build`: its own validation);
 - the payout approval threshold must be reachable: below the largest payout one hand can pay one
@@ -46,6 +48,7 @@ from tables.games.replay import games
 from tables.models import POINTS_GAMES, SECRET_HANDS, Casino, Game, Pit, SeatSession, Shoe, Table
 from tables.selectors import supervised_pits
 
+from .collection import time_clock
 from .idempotency import run_once
 
 SETTINGS = ("game", "min_bet", "max_bet", "options", "payout_approval_threshold", "chip_unit_cents")
@@ -231,12 +234,15 @@ def _change(table_id: int, changes: dict, by, reason: str, device: str) -> dict:
     table = Table.objects.select_for_update(no_key=True).select_related("pit").get(pk=table_id)
     _check_in_charge(by, table.pit_id, f"change the settings of {table}")
     old = {name: getattr(table, name) for name in changes}
+    clock = time_clock(table)
     for name, value in changes.items():
         setattr(table, name, value)
     changed = {name: [old[name], value] for name, value in changes.items() if old[name] != value}
     if not changed:
         return {"table": table.pk}
     _check(table, game_changed="game" in changed)
+    if time_clock(table) not in (None, clock):  # stopped, it charges nothing more
+        _check_clock_can_change(table)
     table.save(update_fields=list(changed))
     table_settings_event(table, by, changed, reason, device)
     return {"table": table.pk}
@@ -268,6 +274,16 @@ def _check_game_can_change(table: Table) -> None:
         )
     if table.shoes.filter(state=Shoe.State.IN_PLAY).exists():
         raise SettingsError(f"{table}'s game cannot change while a shoe is in play: retire the shoe first.")
+
+
+def _check_clock_can_change(table: Table) -> None:
+    """Time collection counts a seated player's periods from their sit-down: started, or its period
+    changed, under a seated player, it would charge periods begun before the change."""
+    if SeatSession.objects.filter(seat__table=table, ended_at=None).exists():
+        raise SettingsError(
+            f"{table}'s time collection cannot start or change its period while a player is "
+            "seated: it would charge seat time from before the change. Every player cashes out first."
+        )
 
 
 def _check_limits(table: Table) -> None:

@@ -14,7 +14,7 @@ from ledger.services import account_get
 from tables.models import Game, Hand, SeatSession, TimeCharge
 from tables.pit.presenters import settlement_rows
 from tables.screens import hand_screen, table_screen
-from tables.services import hand_start, seat_close
+from tables.services import hand_start, seat_close, shift_start
 from tables.services.collection import time_charges_post
 from tables.services.engine import engine_for, replay
 
@@ -223,3 +223,45 @@ def test_a_pot_games_theoretical_win_is_the_houses_take_shared_by_bet(pit, pete,
     lee_bet = bets_by_game(SeatSession.objects.filter(pk=lee.pk), hands)[Game.BLACKSTONE]
     expected = (Decimal(5) * lee_bet / staked).quantize(Decimal("0.01"))
     assert lee_bet > 0 and player_rating("Mr Lee").theoretical_win == expected
+
+
+
+def change_options(table, pete, options):
+    """A pit manager on shift changes the table's options (with a threshold its limits can reach)."""
+    from tables.services.settings import table_settings_change
+
+    changed = {"options": options, "payout_approval_threshold": 10}
+    return table_settings_change(table=table, by=pete, reason="r", **changed)
+
+
+def test_time_collection_cannot_start_under_a_seated_player_who_would_pay_for_time_before_it(pit, pete, dana):
+    # found trying the floor: switched to time collection 5 minutes after the sit-down (5 units a
+    # minute), the next deal took five periods from each player, all of them from before the switch
+    from casino.models import AuditEvent
+
+    table = open_table(pit, pete, Game.STARBOARD, "Starboard 9", 1, 100)
+    shift_start(user=pete, pit=pit, by=pete)
+    seat(table, 1, 50, dana)
+    sat_down(table, 1, minutes_ago=5)
+    by_time = {"collection": "time", "time_fee": 5, "time_minutes": 1}
+    events = AuditEvent.objects.count()
+
+    with pytest.raises(DomainError, match="time collection cannot start or change its period while a player"):
+        change_options(table, pete, by_time)
+
+    table.refresh_from_db()
+    assert table.options.get("collection") != "time" and AuditEvent.objects.count() == events
+    seat_close(session=SeatSession.objects.get(seat__table=table, ended_at=None), by=dana, key=key())
+    assert change_options(table, pete, by_time).options == by_time
+
+
+def test_a_time_table_with_players_seated_may_change_its_fee_or_stop_but_not_its_period(pit, pete, dana):
+    table = starboard_by_time(pit, pete)
+    shift_start(user=pete, pit=pit, by=pete)
+    seat(table, 1, 50, dana)
+    options = table.options
+
+    with pytest.raises(DomainError, match="cannot start or change its period"):
+        change_options(table, pete, {**options, "time_minutes": 10})
+    assert change_options(table, pete, {**options, "time_fee": 6}).options["time_fee"] == 6
+    assert change_options(table, pete, {**options, "collection": "rake"}).options["collection"] == "rake"

@@ -222,8 +222,13 @@ def _check_seals(result: Verification) -> list[Finding]:
 
 
 def _latest_seals() -> Iterator[Seal]:
-    seals = Seal.objects.order_by("model", "record", "-position").select_related("chain").iterator(WALK_CHUNK)
-    return (next(group) for _, group in groupby(seals, key=attrgetter("model", "record")))
+    """Each record's latest seal, carrying its first as `first` (the same seal when it has one)."""
+    seals = Seal.objects.order_by("model", "record", "position").select_related("chain").iterator(WALK_CHUNK)
+    for _, group in groupby(seals, key=attrgetter("model", "record")):
+        first, *later = group
+        latest = later[-1] if later else first
+        latest.first = first
+        yield latest
 
 
 def _check_sealed(label: str, model, seals: Iterator[Seal], result: Verification) -> list[Finding]:
@@ -235,7 +240,25 @@ def _check_sealed(label: str, model, seals: Iterator[Seal], result: Verification
         found = {isinstance(item, Seal): item for _, item in pair}
         result.sealed += 1
         findings += _seal_problems(label, found.get(False), found.get(True))
+        if found.get(False) is not None and found.get(True) is not None:
+            findings += _resealed(label, model, found[False], found[True])
     return findings
+
+
+def _resealed(label: str, model, record, seal: Seal) -> list[Finding]:
+    """A figure that no service changes after the first seal (`Sealed.seal_changes`), sealed again
+    with another value: the record was edited and sealed anew."""
+    first = seal.first.figures
+    changed = "; ".join(
+        f"{name} is {canonical_json(seal.figures.get(name))}, first sealed {canonical_json(first.get(name))}"
+        for name in sorted((set(first) | set(seal.figures)) - model.seal_changes)
+        if canonical_json(seal.figures.get(name)) != canonical_json(first.get(name))
+    )
+    if not changed:
+        return []
+    where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record} ({record})"
+    return [Finding(where, f"sealed again ({seal.event}) with a figure fixed when first sealed "
+                           f"({seal.first.event}): {changed}")]
 
 
 def _seal_problems(label: str, record, seal: Seal | None) -> list[Finding]:

@@ -150,7 +150,14 @@ class Sealed:
     database transaction (`ledger.seals.seal`), and `verify_ledger` compares each record with its
     latest seal. `seal_content` follows the rules of `Chained.chain_content`: JSON values that come
     back from the database unchanged (ints, strings with string keys, `utc_iso` times).
+
+    `seal_changes` names the figures a later seal may hold changed (a slip's status as it is voided);
+    every other figure keeps the value it was first sealed with, and `verify_ledger` names a record
+    sealed again with another: anyone who may call `seal` could otherwise edit a record and seal it
+    anew, and the new seal, appended after the last anchor, would pass the walk and the anchor.
     """
+
+    seal_changes: frozenset[str] = frozenset()  # an append-only record: nothing changes
 
     def seal_content(self) -> dict:
         raise NotImplementedError(f"{type(self).__name__} must say what its seal covers.")

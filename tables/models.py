@@ -283,6 +283,9 @@ class Hand(Sealed, models.Model):
     corrections order on their own (each carries its hand and step).
     """
 
+    # What the services change once a hand is sealed at its start (`ledger.models.Sealed`).
+    seal_changes = frozenset({"status", "settlement", "settled_at"})
+
     class Status(models.TextChoices):
         IN_PROGRESS = "in_progress", "In progress"
         AWAITING_APPROVAL = "awaiting_approval", "Awaiting a pit manager's approval"
@@ -797,6 +800,9 @@ class ApprovalRequest(Sealed, models.Model):
     update of its row, so it is sealed (`ledger.seals`): when asked for and when decided.
     """
 
+    # What the decision changes once the request is sealed (`ledger.models.Sealed`).
+    seal_changes = frozenset({"status", "transaction", "decided_by", "decided_at", "decision_reason"})
+
     class Kind(models.TextChoices):
         PAYOUT = "payout", "Large payout"
         VOID = "void", "Void (misdeal)"
@@ -875,6 +881,9 @@ class Slip(Sealed, models.Model):
     (and tied to the transaction it moved) by an update of its row, so it is sealed at each of those
     writes.
     """
+
+    # What voiding a slip or tying it to its transaction changes once issued (`ledger.models.Sealed`).
+    seal_changes = frozenset({"status", "void_reason", "transaction"})
 
     class Kind(models.TextChoices):
         FILL = "fill", "Fill"

@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, transaction
 
 from ledger.audit import ledger_verify
 from ledger.models import Seal
-from ledger.seals import sealed_models
+from ledger.seals import seal, sealed_models
 from tables.models import ApprovalRequest, CashIn, Comp, Hand, Signature, Slip, TableCount
 from tables.services import (
     SignatureGiven,
@@ -406,6 +406,48 @@ def test_an_inserted_count_is_named(floor):
 
     assert not ok
     assert inserted(lines, TableCount, forged)
+
+
+# --- A record edited and sealed again: each figure fixed when first sealed stays so -----------
+
+
+def test_a_slip_edited_and_sealed_again_after_the_anchor_is_named(floor, settings, tmp_path):
+    # given the day's anchor, then a slip's amount changed with the app's own role and sealed again
+    # through the app's own `seal`, so that the slip agrees with its latest seal
+    settings.LEDGER_ANCHOR_DIR = str(tmp_path)
+    call_command("ledger_anchor", stdout=io.StringIO())
+    slip = floor.slip(floor.fill)
+    execute("UPDATE tables_slip SET amount = 100 WHERE id = %s", [slip.pk])
+    slip.refresh_from_db()
+    with transaction.atomic():
+        seal(slip, table=slip.table, event="posted")
+
+    ok, lines = verify()
+
+    assert not ok
+    assert named(lines, slip, "sealed again (posted) with a figure fixed when first sealed (issued): "
+                              "amount is 100, first sealed 1000")
+
+
+def test_a_count_edited_by_the_owner_and_sealed_again_is_named(floor, protection_lifted):
+    with protection_lifted("tables_tablecount"):
+        execute("UPDATE tables_tablecount SET counted = 1100 WHERE id = %s", [floor.count.pk])
+    count = TableCount.objects.get(pk=floor.count.pk)
+    with transaction.atomic():
+        seal(count, table=count.table, event="counted")
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, count, "counted is 1100, first sealed 1000")
+
+
+def test_a_decision_sealed_as_it_is_made_is_no_figure_changed(floor):
+    # a request is sealed pending, then decided: the decision's figures may change, nothing else
+    assert Seal.objects.filter(model="tables.ApprovalRequest", record=floor.fill.pk).count() == 2
+
+    ok, lines = verify()
+
+    assert ok, lines
 
 
 # --- Cash-ins and comps: append-only, and sealed ---------------------------------------------

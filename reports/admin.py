@@ -1,7 +1,8 @@
 """Reports in the admin: reports and theoretical edges are read-only (the services write them);
-administrators edit each casino's variance rules and count rules; investigations are read here and
-closed on the investigations page, where the findings are written. An auditor limited to one casino
-sees only its reports, rules and investigations (`casino.admin_scope`).
+administrators edit each casino's variance rules and count rules (audited: `casino.admin_rules`);
+investigations are read here and closed on the investigations page, where the findings are
+written. An auditor limited to one casino sees only its reports, rules and investigations
+(`casino.admin_scope`).
 Closed gaming days and their adjustments are read-only too: append-only records, written by
 `reports.services.day_close`."""
 
@@ -9,6 +10,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms import ModelForm
 
+from casino.admin_rules import AuditedRules
 from casino.admin_scope import CasinoScoped
 from tables.games import IllegalAction
 from tables.simulation import rocket_strategy
@@ -106,7 +108,7 @@ class VarianceRulesForm(ModelForm):
 
 
 @admin.register(VarianceRules)
-class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
+class VarianceRulesAdmin(AuditedRules, CasinoScoped, admin.ModelAdmin):
     casino_paths = ("casino",)
     form = VarianceRulesForm
     list_display = [
@@ -122,7 +124,7 @@ class VarianceRulesAdmin(CasinoScoped, admin.ModelAdmin):
 
 
 @admin.register(CountRules)
-class CountRulesAdmin(CasinoScoped, admin.ModelAdmin):
+class CountRulesAdmin(AuditedRules, CasinoScoped, admin.ModelAdmin):
     casino_paths = ("casino",)
     list_display = ["casino", "investigation_over", "explanation_over", "regulator_over"]
     fields = ["casino", "investigation_over", "explanation_over", "regulator_over"]

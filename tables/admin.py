@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from casino.admin_csv import CsvExportMixin
+from casino.admin_rules import AuditedRules
 from casino.admin_scope import CasinoScoped, within_limit
 from casino.audit import audit_record
 from casino.errors import DomainError
@@ -637,8 +638,8 @@ class TableCountAdmin(RecordAdmin):
 
 
 @admin.register(PlayerRules)
-class PlayerRulesAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
-    """A casino's cash-reporting thresholds and comp share: settings, changed here."""
+class PlayerRulesAdmin(AuditedRules, CasinoScoped, CsvExportMixin, admin.ModelAdmin):
+    """A casino's cash-reporting thresholds and comp share: settings, changed here (audited)."""
 
     casino_paths = ("casino",)
 

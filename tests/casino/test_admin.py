@@ -16,6 +16,7 @@ from casino.admin_csv import CsvExportMixin
 from casino.audit import audit_record
 from casino.models import AuditEvent
 from ledger.models import Account, Chain, Posting, Transaction
+from reports.models import CountRules
 from tables.models import (
     ApprovalRequest,
     BackEntry,
@@ -573,3 +574,34 @@ def test_an_auditor_may_read_the_holds_but_not_change_them(client, floor, rita):
 
     assert {held.user.username for held in listed} == {"rita"}  # lena's hold is of the other casino
     assert add.status_code == 403 and StaffCasino.objects.get(user=rita).casino.name == "Riverside"
+
+
+# A casino's rules decide what is investigated and reported (count variances, win differences,
+# cash reports): each change in the admin goes to the audit log with the old and new values.
+
+
+@pytest.mark.parametrize(("model", "figures", "changed"), [
+    (CountRules, {"investigation_over": 25, "explanation_over": 25, "regulator_over": 100},
+     {"regulator_over": 1_000_000}),
+    (PlayerRules, {"logging_threshold": 3000, "reporting_threshold": 10000, "comp_share": "0.30"},
+     {"reporting_threshold": 99_999}),
+])
+def test_a_casino_s_rules_changed_or_removed_in_the_admin_are_audited(client, floor, boss, model, figures,
+                                                                       changed):
+    casino = Casino.objects.get(name="Lakeside")
+    model.objects.filter(casino=casino).delete()
+    client.force_login(boss)
+
+    client.post(url(model, "add"), {"casino": casino.pk, **figures})
+    rules = model.objects.get(casino=casino)
+    client.post(url(model, "change", rules.pk), {"casino": casino.pk, **figures, **changed})
+    client.post(url(model, "delete", rules.pk), {"post": "yes"})
+
+    events = AuditEvent.objects.filter(action=AuditEvent.Action.RULES).order_by("pk")
+    added, change, removed = [event.detail for event in events]
+    [(name, new)] = changed.items()
+    assert added["rules"] == change["rules"] == removed["rules"] == model._meta.verbose_name
+    assert added["casino"] == "Lakeside" and added["changes"][name] == [None, figures[name]]
+    assert change["changes"] == {name: [figures[name], new]}
+    assert removed["changes"][name] == [new, None]
+    assert {event.user for event in events} == {boss}

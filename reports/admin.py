@@ -141,6 +141,7 @@ class InvestigationAdmin(ReadOnlyAdmin):
 
 @admin.register(GamingDayClose)
 class GamingDayCloseAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)
     list_display = ["day", "casino", "signed_by", "method", "at"]
     list_filter = ["casino"]
     list_select_related = ["casino", "signed_by"]
@@ -149,6 +150,7 @@ class GamingDayCloseAdmin(ReadOnlyAdmin):
 
 @admin.register(DayAdjustment)
 class DayAdjustmentAdmin(ReadOnlyAdmin):
+    casino_paths = ("casino",)
     list_display = ["at", "table", "closed", "day", "memo", "created_by"]
     list_filter = ["casino"]
     list_select_related = ["table", "closed__casino", "created_by"]

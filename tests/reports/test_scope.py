@@ -15,7 +15,7 @@ from django.apps import apps as django_apps
 from django.test import Client
 
 from casino.roles import AUDITOR, PIT_MANAGER
-from reports.models import Investigation, Report
+from reports.models import DayAdjustment, GamingDayClose, Investigation, Report
 from reports.services import report_request
 from reports.services.runs import MISSING
 from tables.models import Casino, Game, Pit, StaffCasino, TableCount
@@ -350,3 +350,30 @@ def test_reports_asked_for_before_scopes_were_kept_get_theirs_from_their_paramet
     old.refresh_from_db(), casino_wide.refresh_from_db()
     assert old.casino_id == floor["nine"].pit.casino_id and list(old.tables.all()) == [floor["nine"]]
     assert casino_wide.casino == floor["harbour"] and not casino_wide.tables.exists()
+
+
+def test_an_auditor_held_to_one_casino_reads_its_closed_days_and_their_adjustments_in_the_admin(floor):
+    hugo = floor["people"]["hugo"]
+    hugo.is_staff = True  # auditors work in the admin site
+    hugo.save()
+    pete = floor["people"]["pete"]
+    day = datetime.date(2026, 3, 1)
+    closes, adjustments = {}, {}
+    for name, table in (("harbour", floor["seven"]), ("casino", floor["rocket"])):
+        casino = table.pit.casino
+        closes[name] = GamingDayClose.objects.create(
+            casino=casino, day=day, figures={"tables": []}, signed_by=pete, method="password"
+        )
+        adjustments[name] = DayAdjustment.objects.create(
+            casino=casino, closed=closes[name], day=day + datetime.timedelta(days=1), table=table,
+            changes={"fills": -500, "win": 500}, memo="A fill reversed after the close", created_by=pete,
+        )
+    client = signed_in(hugo)
+
+    closed = client.get("/admin/reports/gamingdayclose/").context["cl"].queryset
+    adjusted = client.get("/admin/reports/dayadjustment/").context["cl"].queryset
+    elsewhere = client.get(f"/admin/reports/gamingdayclose/{closes['casino'].pk}/change/")
+
+    assert set(closed) == {closes["harbour"]}
+    assert set(adjusted) == {adjustments["harbour"]}
+    assert elsewhere.status_code == 302  # the admin's answer to an id it does not know

@@ -125,6 +125,11 @@ class AccountAdmin(RecordAdmin):
     def get_queryset(self, request):
         return with_balances(super().get_queryset(request))
 
+    def get_csv_fields(self, request):
+        # `balance` is empty for an account that keeps none (the cage): the export carries the
+        # balance the list shows as well.
+        return [*super().get_csv_fields(request), "held"]
+
     @admin.display(ordering="held", description="balance")
     def held(self, account):
         """The cached balance, or the postings' sum for an account that keeps none (the cage)."""

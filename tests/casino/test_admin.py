@@ -16,6 +16,7 @@ from casino.admin_csv import CsvExportMixin
 from casino.audit import audit_record
 from casino.models import AuditEvent
 from ledger.models import Account, Chain, Posting, Transaction
+from ledger.services import account_balance
 from reports.models import CountRules
 from tables.models import (
     ApprovalRequest,
@@ -335,6 +336,17 @@ def test_the_csv_export_follows_the_search_and_the_date_drill_down(client, floor
         )
     )
     assert len(dated) == Transaction.objects.count()
+
+
+def test_the_accounts_csv_carries_every_balance_the_list_shows_the_cages_included(client, floor, ada):
+    client.force_login(ada)
+    shown = {a.code: a.held for a in client.get(url(Account, "changelist")).context["cl"].queryset}
+
+    rows = {row["code"]: row for row in csv_rows(client.get(url(Account, "csv")))}
+
+    cage = Account.objects.get(kind="cage", casino=floor["rocket"].pit.casino)
+    assert cage.balance is None and shown[cage.code] == account_balance(cage) != 0  # a balance not cached
+    assert {code: int(row["held"]) for code, row in rows.items()} == shown
 
 
 def test_the_csv_action_exports_the_selected_rows(client, floor, ada):

@@ -245,7 +245,7 @@ def _session(table: Table, opener: TableCount, closer: TableCount | None) -> tup
                 where,
                 f"the closing count {closer.counted} differs from the "
                 f"expected tray {expected} by {closer.counted - expected:+d}",
-                link,
+                admin_url("tables.tablecount", closer.pk) or link,
             )
         )
     return session, problems

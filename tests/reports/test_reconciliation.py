@@ -74,7 +74,7 @@ def test_a_clean_session_reconciles_chips_cards_hands_and_chain(session, rocket,
 
 def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):
     cash_out_all(rocket, dana)
-    count(rocket, "closer", tray(rocket) - 25, dana, pete)
+    closer = count(rocket, "closer", tray(rocket) - 25, dana, pete)
 
     result = reconcile(session=session.pk)
 
@@ -82,6 +82,7 @@ def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):
     assert (
         finding["section"] == "chips" and "differs from the expected tray 6036 by -25" in finding["problem"]
     )
+    assert finding["link"] == f"/admin/tables/tablecount/{closer.pk}/change/"  # the count that is short
     assert result["chips"][0]["difference"] == -25
 
 

@@ -3,6 +3,8 @@
 Migration operations:
 - `AppendOnly(model_name)`: UPDATE and DELETE (and TRUNCATE on PostgreSQL) of the model's table
   fail. Any app's migration may use it (`ledger.db.AppendOnly("CardEvent")`).
+- `UpdateOnly(model_name, fields)`: DELETE (and TRUNCATE) fail, and so does an UPDATE of any other
+  column: a ledger account's balance moves, nothing else about it does.
 - `BalancedPostings()`: a ledger transaction's postings sum to zero, at least two of them, and
   none is added once the transaction row exists.
 
@@ -77,6 +79,36 @@ class AppendOnly(_TriggerOperation):
         return append_only_drop_sql(vendor, q, opts.db_table)
 
 
+class UpdateOnly(_TriggerOperation):
+    """Make `model_name`'s table refuse DELETE (and TRUNCATE on PostgreSQL) and any UPDATE of a
+    column but those of `fields`: a ledger account's cached balance moves with every post, while
+    what it is (kind, casino, table, the seat session or hand it belongs to, code, label, floor)
+    is what every report reads its postings by. A column added to the table later is open to UPDATE
+    until a migration applies this again."""
+
+    def __init__(self, model_name: str, fields: list[str]):
+        self.model_name, self.fields = model_name, list(fields)
+
+    def deconstruct(self):
+        return self.__class__.__name__, [self.model_name, self.fields], {}
+
+    def _models(self, app_label, state):
+        return [state.apps.get_model(app_label, self.model_name)]
+
+    def describe(self):
+        return f"Make {self.model_name} refuse DELETE and any UPDATE but of {', '.join(self.fields)}"
+
+    @property
+    def migration_name_fragment(self):
+        return f"{self.model_name.lower()}_update_only"
+
+    def create_sql(self, vendor, q, opts):
+        return update_only_sql(vendor, q, opts, self.fields)
+
+    def drop_sql(self, vendor, q, opts):
+        return update_only_drop_sql(vendor, q, opts.db_table)
+
+
 class BalancedPostings(_TriggerOperation):
     """Refuse ledger transactions whose postings do not sum to zero (see the module docstring)."""
 
@@ -110,6 +142,12 @@ def append_only_triggers(vendor: str, table: str) -> list[str]:
     if vendor == "postgresql":
         return [f"{table}_append_only", f"{table}_no_truncate"]
     return [f"{table}_no_update", f"{table}_no_delete"]
+
+
+def update_only_triggers(vendor: str, table: str) -> list[str]:
+    if vendor == "postgresql":
+        return [f"{table}_fixed", f"{table}_no_truncate"]
+    return [f"{table}_fixed", f"{table}_no_delete"]
 
 
 def balanced_triggers(vendor: str, names: dict) -> dict[str, list[str]]:
@@ -170,6 +208,49 @@ $$""",
 
 def append_only_drop_sql(vendor: str, q, table: str) -> list[str]:
     triggers = append_only_triggers(vendor, table)
+    if vendor == "sqlite":
+        return [f"DROP TRIGGER IF EXISTS {q(name)}" for name in triggers]
+    return [f"DROP TRIGGER IF EXISTS {q(name)} ON {q(table)}" for name in triggers] + [
+        f"DROP FUNCTION IF EXISTS {q(table + '_refuse_change')}()"
+    ]
+
+
+def update_only_sql(vendor: str, q, opts, fields: list[str]) -> list[str]:
+    table = opts.db_table
+    fixed = ", ".join(q(f.column) for f in opts.concrete_fields if f.name not in fields)
+    refusal = f"keeps its rows: only {', '.join(fields)} may change"
+    fixed_row, whole = update_only_triggers(vendor, table)
+    if vendor == "sqlite":
+        return [
+            f"CREATE TRIGGER {q(fixed_row)} BEFORE UPDATE OF {fixed} ON {q(table)} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal}: UPDATE refused.'); END",
+            f"CREATE TRIGGER {q(whole)} BEFORE DELETE ON {q(table)} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal}: DELETE refused.'); END",
+        ]
+    function = q(f"{table}_refuse_change")
+    return [
+        # As append-only tables: an empty table may be truncated (the test runner's flush).
+        f"""CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' AND pg_relation_size(TG_RELID) = 0 THEN
+        RETURN NULL;
+    END IF;
+    RAISE EXCEPTION '% {refusal}: % refused.', TG_TABLE_NAME, TG_OP USING ERRCODE = 'restrict_violation';
+END
+$$""",
+        # UPDATE OF: fires only for a statement that sets one of those columns, so the balance's
+        # own update, on the hot path, runs no trigger at all.
+        f"CREATE TRIGGER {q(fixed_row)} BEFORE UPDATE OF {fixed} OR DELETE ON {q(table)} "
+        f"FOR EACH ROW EXECUTE FUNCTION {function}()",
+        f"CREATE TRIGGER {q(whole)} BEFORE TRUNCATE ON {q(table)} "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
+        f"ALTER TABLE {q(table)} ENABLE ALWAYS TRIGGER {q(fixed_row)}",
+        f"ALTER TABLE {q(table)} ENABLE ALWAYS TRIGGER {q(whole)}",
+    ]
+
+
+def update_only_drop_sql(vendor: str, q, table: str) -> list[str]:
+    triggers = update_only_triggers(vendor, table)
     if vendor == "sqlite":
         return [f"DROP TRIGGER IF EXISTS {q(name)}" for name in triggers]
     return [f"DROP TRIGGER IF EXISTS {q(name)} ON {q(table)}" for name in triggers] + [
@@ -263,12 +344,21 @@ def protected_models() -> list:
     ]
 
 
+def update_only_models() -> dict:
+    """Each model whose table refuses DELETE and any UPDATE but of these fields (`UpdateOnly`)."""
+    from ledger.models import Account
+
+    return {Account: ["balance"]}
+
+
 def expected_triggers(vendor: str) -> dict[str, list[str]]:
     """Trigger names each protected table must carry, by table."""
     from ledger.models import Posting, Transaction
 
     tables = [model._meta.db_table for model in protected_models()]
     expected = {table: append_only_triggers(vendor, table) for table in tables}
+    for model in update_only_models():
+        expected[model._meta.db_table] = update_only_triggers(vendor, model._meta.db_table)
     for table, names in balanced_triggers(vendor, _balance_names(Transaction._meta, Posting._meta)).items():
         expected[table] = expected.get(table, []) + names
     return expected
@@ -316,6 +406,7 @@ def app_role_sql(role: str, using: str = "default") -> list[str]:
     if missing:
         raise LookupError(f"Tables {', '.join(missing)} do not exist yet: run migrate first.")
     read_only = {"django_migrations"}
+    kept = {model._meta.db_table for model in update_only_models()}
     sql = [
         f"GRANT USAGE ON SCHEMA {q(schema)} TO {q(role)}",
         # From nothing each time, so a table that became protected loses UPDATE and DELETE.
@@ -327,6 +418,8 @@ def app_role_sql(role: str, using: str = "default") -> list[str]:
             privileges = "SELECT, INSERT"
         elif table in read_only:
             privileges = "SELECT"
+        elif table in kept:
+            privileges = "SELECT, INSERT, UPDATE"
         else:
             privileges = "SELECT, INSERT, UPDATE, DELETE"
         sql.append(f"GRANT {privileges} ON {q(table)} TO {q(role)}")
@@ -339,6 +432,8 @@ def protection_sql(vendor: str, q) -> list[str]:
     from ledger.models import Posting, Transaction
 
     sql = [s for model in protected_models() for s in append_only_sql(vendor, q, model._meta.db_table)]
+    for model, fields in update_only_models().items():
+        sql += update_only_sql(vendor, q, model._meta, fields)
     return sql + balanced_sql(vendor, q, _balance_names(Transaction._meta, Posting._meta))
 
 
@@ -346,4 +441,6 @@ def protection_drop_sql(vendor: str, q) -> list[str]:
     from ledger.models import Posting, Transaction
 
     sql = [s for model in protected_models() for s in append_only_drop_sql(vendor, q, model._meta.db_table)]
+    for model in update_only_models():
+        sql += update_only_drop_sql(vendor, q, model._meta.db_table)
     return sql + balanced_drop_sql(vendor, q, _balance_names(Transaction._meta, Posting._meta))

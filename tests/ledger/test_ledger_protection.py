@@ -88,6 +88,25 @@ def test_raw_sql_cannot_truncate_a_protected_table_on_postgresql(posted, db_tabl
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "change",
+    ["kind = 'player'", "table_id = NULL", "ref = ref", "code = code || 'x'", "label = ''", "floor = 0"],
+)
+def test_an_accounts_balance_moves_but_nothing_else_about_it_and_it_stays(posted, change):
+    # found trying the audit: a drop box account's kind set to a player's took the table's
+    # expected drop to 0, and verify_ledger still passed
+    account = posted.postings.first().account
+    where = [account.pk]
+
+    assert refused("UPDATE ledger_account SET balance = balance WHERE id = %s", where) is None
+    assert "ledger_account keeps its rows: only balance may change: UPDATE refused" in refused(
+        f"UPDATE ledger_account SET {change} WHERE id = %s", where
+    )
+    removed = refused("DELETE FROM ledger_account WHERE id = %s", where)
+    assert "only balance may change: DELETE refused" in removed
+
+
+@pytest.mark.django_db
 def test_a_session_setting_cannot_switch_the_triggers_off_on_postgresql(posted, on_postgresql):
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
@@ -102,10 +121,11 @@ def test_every_append_only_model_carries_its_triggers():
 
 
 @pytest.mark.django_db
-def test_a_trigger_gone_is_reported(protection_lifted):
-    with protection_lifted("ledger_posting"):
+@pytest.mark.parametrize("db_table", ["ledger_posting", "ledger_account"])
+def test_a_trigger_gone_is_reported(protection_lifted, db_table):
+    with protection_lifted(db_table):
         missing = missing_protection()
-    assert any(problem.startswith("ledger_posting lacks its trigger") for problem in missing)
+    assert any(problem.startswith(f"{db_table} lacks its trigger") for problem in missing)
     assert missing_protection() == []
 
 

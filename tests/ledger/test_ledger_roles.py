@@ -66,9 +66,13 @@ def test_the_app_role_may_read_and_insert_but_not_change_or_remove_the_records(
                 with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
                     app.execute(statement)
 
-        # while the other tables are the app's to change
-        app.execute("UPDATE ledger_account SET label = label")
+        # while the other tables are the app's to change; an account's balance only, never removed
+        app.execute("UPDATE ledger_account SET balance = balance")
         app.execute("UPDATE ledger_chain SET length = length")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="permission denied"):
+            app.execute("DELETE FROM ledger_account")
+        with pytest.raises(psycopg.errors.RestrictViolation, match="only balance may change: UPDATE refused"):
+            app.execute("UPDATE ledger_account SET kind = 'player'")
 
     assert Posting.objects.filter(transaction_id=txn).count() == 2
     assert "SELECT and INSERT only on" in out.getvalue()
@@ -80,7 +84,8 @@ def test_print_only_shows_the_grants(app_role):
     sql = out.getvalue()
 
     assert f'GRANT SELECT, INSERT ON "ledger_posting" TO "{app_role}";' in sql
-    assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON "ledger_account" TO "{app_role}";' in sql
+    assert f'GRANT SELECT, INSERT, UPDATE ON "ledger_account" TO "{app_role}";' in sql
+    assert f'GRANT SELECT, INSERT, UPDATE, DELETE ON "ledger_chain" TO "{app_role}";' in sql
     assert f'GRANT SELECT ON "django_migrations" TO "{app_role}";' in sql
     with connect_as(app_role) as app:  # nothing was granted
         assert not app.execute(PRIVILEGE, ["ledger_posting", "SELECT"]).fetchone()[0]

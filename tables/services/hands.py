@@ -32,7 +32,7 @@ from ledger.chain import (
 )
 from ledger.models import Account, Chain
 from ledger.seals import seal
-from ledger.services import AccountKey, Line, account_opened, accounts_get, ledger_post
+from ledger.services import AccountKey, Line, OverdrawError, account_opened, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
@@ -854,7 +854,9 @@ def _post_settlement_lines(
     None) a Pairs game's that a player lost by leaving, booked on its last round's accounts.
     `chain`: the table's chain, if the caller holds its lock already."""
     lines = _settlement_lines(hand, settlement)
-    if lines:  # a Pairs round that does not end the game moves no money, nor does the forfeit ending
+    if not lines:  # a Pairs round that does not end the game moves no money, nor does the forfeit ending
+        return
+    try:
         ledger_post(
             lines=lines,
             kind="settlement",
@@ -866,6 +868,23 @@ def _post_settlement_lines(
             savepoint=False,  # in a step of the hand: a refusal ends its transaction
             chain=chain,
         )
+    except OverdrawError as refused:
+        raise _player_short(hand, refused) from refused
+
+
+def _player_short(hand: Hand, refused: OverdrawError) -> DomainError:
+    """A loser without the chips the settlement takes, named by the seat the dealer knows (the
+    ledger knows the seat session only), with what to do. No query: the refusal ended the
+    transaction."""
+    seats = {ref: int(seat) for seat, ref in hand.sessions.items()}
+    account = refused.account
+    if account.kind != Account.Kind.PLAYER or account.ref not in seats:
+        return refused
+    held = f"{refused.balance} unit" + ("" if refused.balance == 1 else "s")
+    return HandError(
+        f"Seat {seats[account.ref]} has {held} in front; paying {refused.wanted} is more than that: "
+        "the player buys more first."
+    )
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:

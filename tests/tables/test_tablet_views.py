@@ -859,6 +859,30 @@ def test_the_round_that_ends_a_pairs_game_moves_chips_and_goes_back_to_the_table
     assert "Next hand" in page(client.get(hand_url(hand)))
 
 
+def test_a_loser_short_of_the_settlement_is_named_and_buys_more_at_the_table(client, pit, dana, pete):
+    options = {"ending": "cutchfeld", "target": 4, "collection": "none"}
+    table = open_table(pit, pete, Game.PAIRS, "Pairs 2", 1, 100, options=options)
+    deal_at(table, dana, pete)
+    client.force_login(dana)
+    seat(table, 1, 50, dana, "Ann"), seat(table, 2, 2, dana, "Bob")
+    hand = play(hand_start(table=table, by=dana, key=key()), [6, 4, 4], [("hit",)], dana)  # Bob pairs 4s
+    bob = SeatSession.objects.get(seat__table=table, seat__number=2, ended_at=None)
+
+    refused = client.post(hand_url(hand, "settle"), step(hand))
+
+    assert refused.status_code == 400
+    assert "Seat 2 has 2 units in front; paying 4 is more than that: the player buys more first." in (
+        page(refused)
+    )
+    buy = f"/tablet/{table.pk}/seats/{bob.pk}/buy/"
+    assert f'action="{buy}"' in page(client.get(f"/tablet/{table.pk}/"))  # the hand is still open
+    client.post(buy, {"key": key(), "amount": 10})
+    hand.refresh_from_db()
+    settled = client.post(hand_url(hand, "settle"), step(hand))
+    hand.refresh_from_db()
+    assert settled.status_code == 302 and hand.status == Hand.Status.SETTLED and chips(bob) == 8
+
+
 def test_a_pairs_round_goes_on_with_the_games_players_while_a_new_player_waits(client, pairs_round, dana):
     seat(pairs_round.table, 3, 50, dana)  # a player sat down during the round: they wait for the next game
 

@@ -947,6 +947,21 @@ def test_port_offers_lock_without_a_common_hand_to_count(client, pit, pete, dana
     assert "offline-keypad" not in html and "This game's steps are not kept on the tablet" in html
 
 
+def test_between_points_rounds_the_table_names_the_seats_the_next_round_deals(client, pit, pete, dana):
+    port = open_table(pit, pete, Game.PORT, "Port 1", 1, 100)
+    deal_at(port, dana, pete)
+    client.force_login(dana)
+    seat(port, 1, 50, dana), seat(port, 2, 50, dana)
+    hand = play(hand_start(table=port, by=dana, key=key()), [6, 3], [("lock",), ("lock",)], dana)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    seat(port, 3, 50, dana)  # seated during the game: waits for the next one
+
+    html = page(client.get(f"/tablet/{port.pk}/"))
+
+    assert "The game's players play the next round: seat 1, 2." in html
+    assert "Every seated player plays." not in html
+
+
 def test_blackstone_tells_the_dealer_to_put_extra_tens_back_and_counts_them_in_the_shoe(
     client, blackstone, dana, pete
 ):

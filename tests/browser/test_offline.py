@@ -225,3 +225,31 @@ def test_a_tap_answered_503_is_kept_on_the_offline_keypad_and_recorded_when_the_
     page.evaluate("window.dispatchEvent(new Event('online'))")  # or the next try, three seconds on
     expect(page.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
     assert [(c.rank, c.seat) for c in CardEvent.objects.filter(hand=hand).order_by("seq")] == [(4, 1), (6, 2)]
+
+
+def test_steps_kept_for_a_hand_voided_meanwhile_are_sent_and_held_for_the_pit(two_seat_hand, people):
+    # found trying the tablet: a tablet closed with steps kept, the hand finished meanwhile on
+    # another tablet, then opened again: no keypad is drawn on a finished hand, so the steps were
+    # never sent nor named, and the pit never saw them
+    from tables.services import approval_decide, hand_void_request
+    from tests.tables.conftest import key
+
+    page, hand = two_seat_hand
+    key_card(page, 4)
+    page.context.set_offline(True)
+    page.locator(".keypad:not(.offline-ranks)").get_by_role("button", name="6", exact=True).click()
+    offline_tap(page, "8")
+    page.close()
+    hand.refresh_from_db()
+    dana, pete = people["dana"], people["pete"]
+    void = hand_void_request(hand=hand, by=dana, reason="Misdeal.", expected_seq=hand.seq, key=key())
+    approval_decide(request=void, by=pete, approve=True, key=key())
+
+    page.context.set_offline(False)
+    again = page.context.new_page()
+    again.goto(f"/tablet/hands/{hand.pk}/")
+
+    expect(again.locator(".banner.error")).to_contain_text("The steps from there on wait for the pit.")
+    assert HeldQueue.objects.get(hand=hand).steps[0]["rank"] == 6
+    assert CardEvent.objects.filter(hand=hand).count() == 1
+    assert again.evaluate("Object.keys(localStorage).length") == 0

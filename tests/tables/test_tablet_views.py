@@ -943,8 +943,9 @@ def test_port_offers_lock_without_a_common_hand_to_count(client, pit, pete, dana
 
     html = page(client.get(hand_url(hand)))
     assert re.search(r">\s*Lock\s*</button>", html) and "Lock at" not in html
-    # no offline keypad at a points game: the banner for a lost answer does not point to one
-    assert "offline-keypad" not in html and "This game's steps are not kept on the tablet" in html
+    # no offline keypad at a points game (only its inert template, to send steps kept earlier): the
+    # banner for a lost answer does not point to one
+    assert 'data-keypad=""' in html and "This game's steps are not kept on the tablet" in html
 
 
 def test_between_points_rounds_the_table_names_the_seats_the_next_round_deals(client, pit, pete, dana):

@@ -154,7 +154,8 @@
   }
 
   function goOffline(event) {
-    var p = source() && show();
+    if (!source() || !source().dataset.keypad) return;  // nothing to key offline on this hand
+    var p = show();
     if (!p) return;
     start(p);
     failedTap(p, event.detail.elt);

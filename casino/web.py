@@ -40,6 +40,7 @@ from django.views.decorators.http import require_http_methods
 
 from casino.compiled import Compiled
 from casino.errors import DomainError, NotAllowed
+from tables.api.parsers import MAX_DEPTH, depth
 from tables.services.idempotency import MAX_KEY_LENGTH
 
 # (user, object) -> None, or raises NotAllowed
@@ -74,6 +75,21 @@ class KeyedForm(forms.Form):
     """Every form that changes something carries the idempotency key minted with its page."""
 
     key = forms.CharField(label="Idempotency key", max_length=MAX_KEY_LENGTH)
+
+
+class JSONField(forms.JSONField):
+    """Django's, refusing JSON nested more than MAX_DEPTH levels deep as the API's bodies are
+    (tables/api/parsers.py): Python's decoder raised RecursionError on a few thousand brackets, a 500."""
+
+    def to_python(self, value):
+        too_deep = forms.ValidationError(f"This JSON nests more than {MAX_DEPTH} levels deep.")
+        try:
+            data = super().to_python(value)
+        except RecursionError:  # deeper than the decoder goes: deeper than MAX_DEPTH too
+            raise too_deep from None
+        if depth(data) > MAX_DEPTH:
+            raise too_deep
+        return data
 
 
 def form_message(form: forms.Form) -> str:

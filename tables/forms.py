@@ -10,7 +10,7 @@ services enforce (an amount: 1 to MAX_AMOUNT, casino/limits.py; a rank: 1 to
 from django import forms
 
 from casino.limits import MAX_AMOUNT
-from casino.web import KeyedForm
+from casino.web import JSONField, KeyedForm
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
 from tables.models import Shoe
 from tables.services.hands import RANK_RANGE
@@ -144,7 +144,7 @@ class QueueForm(forms.Form):
     """A tablet's offline queue (tables/services/offline.py): the steps as JSON, each with its own
     key and step number, so the form itself carries none."""
 
-    steps = forms.JSONField(label="Offline queue")
+    steps = JSONField(label="Offline queue")
 
     def clean_steps(self):
         try:

@@ -3,7 +3,7 @@
 from django import forms
 
 from casino.limits import MAX_AMOUNT
-from casino.web import KeyedForm
+from casino.web import JSONField, KeyedForm
 from tables.models import Game, TableCount
 from tables.services.incidents import FINDINGS_MAX_LENGTH
 from tables.services.settings import MAX_SETTING, SETTINGS
@@ -79,7 +79,7 @@ class SettingsForm(KeyedForm):
     game = forms.ChoiceField(choices=Game.choices)
     min_bet = forms.IntegerField(label="Minimum bet", min_value=0, max_value=MAX_SETTING)
     max_bet = forms.IntegerField(label="Maximum bet", min_value=0, max_value=MAX_SETTING)
-    options = forms.JSONField(label="House rules", required=False)
+    options = JSONField(label="House rules", required=False)
     payout_approval_threshold = forms.IntegerField(
         label="Payout approval threshold", min_value=0, max_value=MAX_SETTING
     )

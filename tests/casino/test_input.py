@@ -131,6 +131,27 @@ def test_a_json_body_nested_too_deep_is_a_400_in_json(waiting_hand, dana, levels
     assert records() == before
 
 
+@pytest.mark.parametrize("levels", [17, 100_000])
+def test_json_typed_into_a_form_nested_too_deep_is_a_400(waiting_hand, dana, pete, levels):
+    """The pages' JSON fields, the tablet's offline queue and the pit's house rules, are bounded as
+    the API's bodies: past what Python's decoder can, they were a RecursionError (a 500)."""
+    nested = "[" * levels + "]" * levels
+    dealer, pit_manager = signed_in(dana), signed_in(pete)
+    before = records()
+
+    queued = dealer.post(f"/tablet/hands/{waiting_hand.pk}/queue/", {"steps": nested})
+    typed = {"key": key(), "game": "rocket", "min_bet": 10, "max_bet": 500, "payout_approval_threshold": 250}
+    rules = pit_manager.post(
+        f"/pit/tables/{waiting_hand.table_id}/settings/",
+        {**typed, "chip_unit_cents": 100, "reason": "House rules", "options": nested},
+    )
+
+    assert (queued.status_code, rules.status_code) == (400, 400)
+    assert "nests more than 16 levels deep" in queued.json()["refused"]
+    assert "nests more than 16 levels deep" in rules.content.decode()
+    assert records() == before
+
+
 def test_an_api_body_larger_than_the_upload_limit_is_a_413_in_json(waiting_hand, dana, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     dealer = signed_in(dana)

@@ -1,26 +1,49 @@
-"""The API's JSON parser: DRF's, with a bound on how deeply a body may nest.
+"""The API's JSON parser: DRF's, with a bound on how deeply a body may nest, and no key twice.
 
 Python's JSON decoder recurses once per level of nesting; a body of a few thousand brackets raised
 RecursionError, which DRF does not catch (a 500). Our requests nest two levels at most
 (`{"bets": {"1": 20}}`), so a body nested deeper than MAX_DEPTH is refused as malformed JSON
 (400) before any serializer walks it; so is one too deep for the decoder itself.
+
+The decoder also keeps the last of two values under one key (`{"bets": {"1": 20, "1": 500}}` bet
+500, `{"rank": 5, "rank": 7}` keyed a 7) without a word, the very ambiguity a bet keyed "01" is
+refused for; a key written twice in one object is refused as malformed JSON too.
 """
+
+import codecs
 
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
+from rest_framework.utils import json
 
 MAX_DEPTH = 16  # levels of arrays and objects; ours use 2, and a generous client a few more
 
 
 class JSONParser(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
+        """DRF's parse, with each object's keys checked as it is decoded (`unique_keys`)."""
+        encoding = parsers.get_encoding(parser_context or {})
+        parse_constant = json.strict_constant if self.strict else None
         try:
-            data = super().parse(stream, media_type, parser_context)
+            decoded = codecs.getreader(encoding)(stream)
+            data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=unique_keys)
             if depth(data) <= MAX_DEPTH:
                 return data
         except RecursionError:  # deeper than the decoder goes: deeper than MAX_DEPTH too
             pass
+        except ValueError as error:
+            raise ParseError(f"JSON parse error - {error}") from error
         raise ParseError(f"JSON parse error - the body nests more than {MAX_DEPTH} levels deep.")
+
+
+def unique_keys(pairs: list[tuple]) -> dict:
+    """One JSON object as a dict, refusing a key it holds twice (ValueError: a parse error)."""
+    data = {}
+    for key, value in pairs:
+        if key in data:
+            raise ValueError(f"the key {key!r} is written twice in one object.")
+        data[key] = value
+    return data
 
 
 def depth(data) -> int:

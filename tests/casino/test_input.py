@@ -152,6 +152,35 @@ def test_json_typed_into_a_form_nested_too_deep_is_a_400(waiting_hand, dana, pet
     assert records() == before
 
 
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/api/tables/{table}/hands/", '{"bets": {"1": 20, "1": 500}}'),  # which bet?
+        ("/api/hands/{hand}/cards/", '{"rank": 5, "expected_seq": 0, "rank": 7}'),
+    ],
+)
+def test_a_json_body_with_a_key_written_twice_is_a_400_and_writes_nothing(rocket, dana, pete, url, body):
+    """The decoder kept the last value and dropped the other without a word, as a bet keyed "01"
+    would be: a key written twice in one object is malformed."""
+    deal_at(rocket, dana, pete)
+    seat(rocket, 1, 600, dana, "Ann")
+    hand = hand_start(table=rocket, bets={1: 20}, by=dana, key=key()) if "hands/{hand}" in url else None
+    dealer = signed_in(dana)
+    before = records()
+
+    response = dealer.generic(
+        "POST",
+        url.format(table=rocket.pk, hand=hand and hand.pk),
+        body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY=key(),
+    )
+
+    assert response.status_code == 400
+    assert "is written twice in one object" in response.json()["detail"]
+    assert records() == before
+
+
 def test_an_api_body_larger_than_the_upload_limit_is_a_413_in_json(waiting_hand, dana, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     dealer = signed_in(dana)

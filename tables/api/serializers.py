@@ -108,6 +108,15 @@ class TableSettingsSerializer(serializers.Serializer):
     chip_unit_cents = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
     reason = serializers.CharField(max_length=500, help_text="Why: kept in the audit log with the change.")
 
+    def validate(self, data: dict) -> dict:
+        # Only the fields sent change, so a name that is no setting ("maxbet") changed nothing and
+        # answered 200 as if it had.
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            said = f"Not a table setting; the settings are {', '.join(self.fields)}."
+            raise serializers.ValidationError(dict.fromkeys(unknown, [said]))
+        return data
+
 
 class ExpectedSeqSerializer(serializers.Serializer):
     expected_seq = serializers.IntegerField(

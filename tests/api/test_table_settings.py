@@ -76,6 +76,17 @@ def test_a_malformed_body_names_the_field(as_pete, rocket):
     assert answer.status_code == 400 and "max_bet" in answer.json()
 
 
+def test_a_name_that_is_no_setting_is_refused_not_ignored(as_pete, rocket):
+    """A typo changed nothing, yet answered 200 with the table as it was."""
+    before = records()
+
+    answer = patch(as_pete, rocket, {"maxbet": 1000, "reason": "VIP night"})
+
+    assert answer.status_code == 400
+    assert "Not a table setting" in answer.json()["maxbet"][0]
+    assert records() == before
+
+
 @pytest.mark.parametrize("who", ["as_dana", "as_ada"])
 def test_a_dealer_and_an_auditor_are_403_and_nothing_is_written(request, rocket, who):
     client = request.getfixturevalue(who)

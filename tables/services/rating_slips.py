@@ -141,7 +141,8 @@ def _start(session_id: int, by, device: str) -> dict:
     player = Player.objects.select_for_update(no_key=True).get(pk=session.player.resolved().pk)
     running = slips_open(player_ids(player)).first()
     if running is not None:
-        raise RatingSlipError(f"{player} already has rating slip {running.pk}; close or move it first.")
+        # Not naming the slip: it may run at a table the user does not see (docs/api.md, "Who may do what").
+        raise RatingSlipError(f"{player} already has an open rating slip; close or move it first.")
     slip = RatingSlip.objects.create(player=player)
     _record(slip, Kind.STARTED, session, by, device)
     return {"slip": slip.pk}

@@ -35,6 +35,28 @@ def test_a_dealer_at_another_table_finds_no_such_seat_and_nothing_is_written(ann
     assert not RatingSlip.objects.exists()
 
 
+def test_a_slip_running_at_a_table_the_dealer_does_not_see_is_not_named(ann_seated, as_dana, as_olga):
+    """Ann plays at Rocket 1 and at olga's Blackstone 1 at once; her slip runs at Rocket 1. olga's
+    refusal said "already has rating slip 1": a record she cannot read (404) named by its number."""
+    slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
+    there = seat_open(
+        table=ann_seated.seat.table.pit.tables.get(name="Blackstone 1"),
+        seat=1,
+        buy_in=100,
+        player=ann_seated.player,
+        by=ann_seated.started_by,
+        key=new_key(),
+    )
+
+    answer = as_olga.change("/api/rating-slips/", {"session": there.pk})
+
+    assert answer.status_code == 400
+    said = "Ann Smith (1001) already has an open rating slip; close or move it first."
+    assert answer.json() == {"detail": said}
+    assert as_olga.get(f"/api/rating-slips/{slip['id']}/").status_code == 404
+    assert RatingSlip.objects.count() == 1
+
+
 def test_a_step_out_of_order_is_a_400_and_writes_nothing(ann_seated, as_dana):
     slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
     answer = as_dana.change(f"/api/rating-slips/{slip['id']}/resume/")

@@ -95,7 +95,7 @@ def test_a_slip_moves_with_the_player_to_another_table(floor, rocket, pit, dana,
 
 def test_one_slip_at_a_time_per_player(floor, dana):
     rating_slip_start(session=floor, by=dana, key=key())
-    with pytest.raises(DomainError, match="already has rating slip"):
+    with pytest.raises(DomainError, match="already has an open rating slip"):
         rating_slip_start(session=floor, by=dana, key=key())
     assert RatingSlip.objects.count() == 1
 
@@ -109,7 +109,7 @@ def test_a_slip_started_at_a_merged_records_seat_is_the_kept_players_one_slip(fl
     slip = rating_slip_start(session=floor, by=dana, key=key())
 
     # one person, one slip: the duplicate's seat starts none while the kept record's runs
-    with pytest.raises(DomainError, match="already has rating slip"):
+    with pytest.raises(DomainError, match="already has an open rating slip"):
         rating_slip_start(session=twins_seat, by=dana, key=key())
     rating_slip_close(slip=slip, by=dana, key=key())
     # and a slip started there is the kept record's

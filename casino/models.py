@@ -77,6 +77,7 @@ class AuditEvent(AppendOnly):
         QUEUE_HELD = "queue_held", "Offline steps held for the pit"
         ROUND_WITHDRAWN = "round_withdrawn", "Closed an undealt Pairs round as a player left"
         RULES = "rules", "Changed a casino's rules"
+        INVESTIGATION_CLOSE = "investigation", "Closed an investigation with findings"
 
     action = models.CharField(max_length=20, choices=Action.choices)
     user = models.ForeignKey("casino.User", on_delete=models.PROTECT, null=True, blank=True, related_name="+")

@@ -278,8 +278,13 @@ class CountRules(models.Model):
         return f"Count rules of {self.casino}"
 
 
-class Investigation(models.Model):
-    """A variance flag: opened by the statistics report, closed by a manager with findings."""
+class Investigation(Sealed, models.Model):
+    """A variance flag: opened by the statistics report or a drop's count, closed by a manager with
+    findings. Its row is updated when it closes, so it is sealed (`ledger.seals`) in its table's
+    chain (its casino's, without a table) when opened and when closed."""
+
+    # What closing it changes once it is sealed as opened (`ledger.models.Sealed`).
+    seal_changes = frozenset({"status", "closed_by", "closed_at", "findings"})
 
     class Rule(models.TextChoices):
         Z_SCORE = "z_score", "Win against theoretical (z-score)"
@@ -329,6 +334,26 @@ class Investigation(models.Model):
     def __str__(self):
         where = self.table or self.get_game_display()
         return f"{self.get_rule_display()}: {where}, {self.period_start} to {self.period_end}"
+
+    def seal_content(self) -> dict:
+        return {
+            "key": self.key,
+            "casino": self.casino_id,
+            "table": self.table_id,
+            "game": self.game,
+            "rule": self.rule,
+            "report": self.report_id,
+            "period": [self.period_start.isoformat(), self.period_end.isoformat()],
+            # As text: a float's repr comes back from either database unchanged, JSON's number may not.
+            "measured": repr(float(self.measured)),
+            "limit": repr(float(self.limit)),
+            "detail": self.detail,
+            "status": self.status,
+            "opened_at": utc_iso(self.opened_at),
+            "closed_by": self.closed_by_id,
+            "closed_at": utc_iso(self.closed_at),
+            "findings": self.findings,
+        }
 
     def get_game_display(self) -> str:
         from tables.models import Game

@@ -1,12 +1,24 @@
-"""Closing an investigation: a manager writes what was found."""
+"""Investigations: opened sealed, closed by a manager who writes what was found."""
 
 from functools import partial
 
 from django.utils import timezone
 
+from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
+from casino.models import AuditEvent
+from ledger.seals import seal
 from reports.models import Investigation
 from tables.services.idempotency import run_once
+
+
+def investigation_seal(investigation: Investigation, *, event: str) -> None:
+    """Seal the investigation's figures as they now are, in its table's chain (its casino's without
+    a table), in the caller's transaction: as it is opened, and as it is closed."""
+    if investigation.table_id is None:
+        seal(investigation, casino=investigation.casino, event=event)
+    else:
+        seal(investigation, table=investigation.table, event=event)
 
 
 def investigation_close(*, investigation: Investigation, findings: str, by, key: str) -> Investigation:
@@ -34,4 +46,12 @@ def _close(investigation_id: int, findings: str, by) -> dict:
     investigation.closed_by = by
     investigation.closed_at = timezone.now()
     investigation.save(update_fields=["status", "findings", "closed_by", "closed_at"])
+    investigation_seal(investigation, event="closed")
+    audit_record(
+        action=AuditEvent.Action.INVESTIGATION_CLOSE,
+        user=by,
+        investigation=investigation.pk,
+        table=investigation.table_id,
+        findings=findings,
+    )
     return {"investigation": investigation.pk}

@@ -38,6 +38,7 @@ from reports.models import DayAdjustment, GamingDayClose, Investigation, Report,
 from reports.periods import day_start, days_bounds
 from reports.selectors import hand_totals, ledger_daily, settled_hands
 from reports.services.house_edge import Progress, _add_theory, _config, rules_for
+from reports.services.investigations import investigation_seal
 from reports.services.links import table_url
 from reports.services.theory import theoretical_edge
 from reports.services.win import COUNTED, table_day
@@ -376,7 +377,9 @@ def open_investigations(flags: list[dict], *, casino_id: int, as_of: date, repor
         }
         try:
             with transaction.atomic():
-                investigation, _ = Investigation.objects.get_or_create(key=key, defaults=fields)
+                investigation, created = Investigation.objects.get_or_create(key=key, defaults=fields)
+                if created:
+                    investigation_seal(investigation, event="opened")
         except IntegrityError:  # opened by a run at the same moment
             investigation = Investigation.objects.get(key=key)
         opened.append(investigation)

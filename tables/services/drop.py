@@ -33,6 +33,7 @@ from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
 from reports.models import Investigation
 from reports.periods import gaming_day
+from reports.services.investigations import investigation_seal
 from tables.models import CountedDrop, DropBox, DropCount, DropCustody, Table, TableCount
 from tables.selectors import user_can_supervise
 
@@ -206,7 +207,7 @@ def _investigate(box: DropBox, counted: CountedDrop, what: str) -> Investigation
     limit = count_rules_for(box.table.pit.casino_id).investigation_over
     if abs(counted.difference) <= limit:
         return None
-    return Investigation.objects.create(
+    investigation = Investigation.objects.create(
         key=f"drop_count:box:{box.pk}",
         casino_id=box.table.pit.casino_id,
         table=box.table,
@@ -218,6 +219,8 @@ def _investigate(box: DropBox, counted: CountedDrop, what: str) -> Investigation
         limit=limit,
         detail=f"{what}: {counted.difference:+,} units, more than the casino's {limit:,}.",
     )
+    investigation_seal(investigation, event="opened")
+    return investigation
 
 
 def _lock_table(table_id: int, by) -> Table:

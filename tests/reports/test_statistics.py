@@ -127,3 +127,38 @@ def test_a_pit_manager_closes_an_investigation_with_findings_an_auditor_cannot(
     )
     with pytest.raises(DomainError, match="already closed"):
         investigation_close(investigation=closed, findings="Again.", by=pete, key=key())
+
+
+def test_an_investigation_is_sealed_opened_and_closed_and_one_closed_outside_the_app_is_named(
+    strict, rocket, dana, pete
+):
+    # found trying the audit: an investigation set closed in the database, with findings and a
+    # closer, passed verify_ledger, and nothing in the audit log said who closed it
+    from django.db import connection
+
+    from casino.models import AuditEvent
+    from ledger.audit import ledger_verify
+    from ledger.models import Seal
+
+    seated(rocket, dana)
+    dealer_three(rocket, dana)
+    statistics(rocket.pit.casino_id)
+    [first, second, *_] = Investigation.objects.order_by("pk")
+    investigation_close(investigation=first, findings="Luck, not a leak.", by=pete, key=key())
+
+    seals = Seal.objects.filter(model="reports.Investigation", record=first.pk).order_by("position")
+    assert list(seals.values_list("event", flat=True)) == ["opened", "closed"]
+    event = AuditEvent.objects.get(action=AuditEvent.Action.INVESTIGATION_CLOSE)
+    assert (event.user, event.detail["investigation"]) == (pete, first.pk)
+    assert event.detail["findings"] == "Luck, not a leak."
+    assert ledger_verify().clean
+
+    with connection.cursor() as cursor:  # the app's own role may update the row
+        cursor.execute(
+            "UPDATE reports_investigation SET status = 'closed', findings = 'Nothing.', closed_by_id = %s, "
+            "closed_at = opened_at WHERE id = %s",
+            [pete.pk, second.pk],
+        )
+    found = ledger_verify()
+    assert not found.clean
+    assert any(f"Investigation {second.pk}" in str(finding) for finding in found.findings)

@@ -38,6 +38,7 @@ from tables.models import (
     Shoe,
     Table,
 )
+from tables.players import player_ids
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
@@ -370,17 +371,20 @@ def _with_rating(seats: list[dict[str, Any]], by_seat: dict[int, SeatSession]) -
     start), "running" or "paused" (the slip `slip` is at this seat), or "elsewhere" (the player's
     slip is at another seat session: it can be moved here). An unrated seat has no `rating`."""
     carded = {number: session for number, session in by_seat.items() if session.player_id}
-    slips = slips_open({session.player_id for session in carded.values()})
-    states = {slip.player_id: (slip.pk, slip_state(slip)) for slip in slips}
-    return [_rating(seat, carded.get(seat["number"]), states) for seat in seats]
+    # One person whichever of their merged records seats them, or holds their slip.
+    people = {number: session.player.resolved() for number, session in carded.items()}
+    slips = slips_open({pk for person in people.values() for pk in player_ids(person)})
+    states = {slip.player.resolved().pk: (slip.pk, slip_state(slip)) for slip in slips}
+    return [_rating(seat, carded.get(seat["number"]), people, states) for seat in seats]
 
 
-def _rating(seat: dict[str, Any], session: SeatSession | None, states: dict) -> dict[str, Any]:
+def _rating(seat: dict[str, Any], session: SeatSession | None, people: dict, states: dict) -> dict[str, Any]:
     if session is None:
         return seat
-    if session.player_id not in states:
+    person = people[seat["number"]].pk
+    if person not in states:
         return {**seat, "rating": "none", "slip": None}
-    slip, state = states[session.player_id]
+    slip, state = states[person]
     if state.session_id != session.pk:
         return {**seat, "rating": "elsewhere", "slip": None}
     running = state.kind != Kind.PAUSED

@@ -24,6 +24,7 @@ from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_direct, fetch_
 from tables import forms
 from tables.models import ApprovalRequest, Hand, RatingSlip, SeatSession, Shoe, Table
 from tables.pit.forms import WithdrawForm
+from tables.players import player_ids
 from tables.screens import hand_screen, table_screen, with_typed_bets
 from tables.selectors import at_tables_seen, check_deal, rating_slips_seen, tables_visible_to, user_can_deal
 from tables.services import (
@@ -294,7 +295,9 @@ def slip_start(request: HttpRequest, session: SeatSession, form) -> RatingSlip:
 def slip_move(request: HttpRequest, session: SeatSession, form) -> RatingSlip:
     """Move the player's open slip to this seat. Only a slip at a table the user sees is looked
     for, so the refusal says nothing of a table they do not see."""
-    slip = slips_open([session.player_id]).filter(pk__in=rating_slips_seen(request.user)).first()
+    person = session.player.resolved() if session.player else None  # the slip may be on a merged record
+    records = player_ids(person) if person else []
+    slip = slips_open(records).filter(pk__in=rating_slips_seen(request.user)).first()
     if slip is None:
         raise DomainError(f"{session.player_name} has no open rating slip at a table you see.")
     return rating_slip_move(

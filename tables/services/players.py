@@ -120,6 +120,7 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
         raise PlayerError(f"{duplicate} is already merged into {duplicate.resolved()}.")
     if duplicate.pk == into.pk:
         raise PlayerError("A player cannot be merged into itself.")
+    _check_one_slip(duplicate, into)
     if not into.identified and duplicate.identified:
         fields = ["id_type", "id_number", "id_issuer"]
         for field in fields:
@@ -137,6 +138,17 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
         into=into.pk,
     )
     return into
+
+
+def _check_one_slip(duplicate: Player, into: Player) -> None:
+    """One person runs one rating slip: two records each with a slip open would be two."""
+    from tables.players import player_ids
+    from tables.services.rating_slips import slips_open
+
+    if slips_open(player_ids(duplicate)).exists() and slips_open(player_ids(into)).exists():
+        raise PlayerError(
+            f"{duplicate} and {into} each have a rating slip open: close one of them before merging."
+        )
 
 
 def _cash_report_merged(duplicate: Player, into: Player, by) -> None:

@@ -19,6 +19,7 @@ from tables.services.rating_slips import (
     rating_slip_start,
     slip_figures,
     slip_state,
+    slips_open,
 )
 
 from .conftest import key, open_table, seat
@@ -115,6 +116,27 @@ def test_a_slip_started_at_a_merged_records_seat_is_the_kept_players_one_slip(fl
     # and a slip started there is the kept record's
     assert rating_slip_start(session=twins_seat, by=dana, key=key()).player == floor.player
     assert RatingSlip.objects.count() == 2
+
+
+def test_a_slip_on_a_merged_record_is_the_persons_at_every_seat_of_theirs(floor, pit, rocket, dana, pete):
+    # found trying the floor: after a merge the table offered "Start rating" at the kept record's
+    # seat while the duplicate's slip ran at the other, and two records each with a slip merged
+    from tables.screens import table_screen
+    from tables.services.players import PlayerError, player_merge
+
+    twin = player_create(casino=pit.casino, name="B. Lee", card_number="C-200", by=pete)
+    twins_seat = seat_open(table=rocket, seat=3, buy_in=100, player=twin, by=dana, key=key())
+    twins_slip = rating_slip_start(session=twins_seat, by=dana, key=key())
+    lees_slip = rating_slip_start(session=floor, by=dana, key=key())
+
+    with pytest.raises(PlayerError, match="each have a rating slip open: close one of them before merging"):
+        player_merge(duplicate=twin, into=floor.player, by=pete)
+    rating_slip_close(slip=lees_slip, by=dana, key=key())
+    player_merge(duplicate=twin, into=floor.player, by=pete)
+
+    ratings = {seat["number"]: seat.get("rating") for seat in table_screen(rocket)["seats"]}
+    assert ratings == {1: "elsewhere", 2: None, 3: "running", 4: None, 5: None, 6: None}
+    assert slips_open([floor.player.pk, twin.pk]).get() == twins_slip
 
 
 def test_an_anonymous_player_is_not_rated(floor, rocket, dana):

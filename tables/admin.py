@@ -85,6 +85,9 @@ class CasinoAdmin(CasinoScoped, CsvExportMixin, admin.ModelAdmin):
     list_display = ["name"]
     search_fields = ["name"]
 
+    def has_delete_permission(self, request, obj=None):
+        return False  # nothing of the floor is deleted; a casino in use could not be anyway
+
 
 class ServiceForm(forms.ModelForm):
     """An admin form whose save is a service call: `write(by)` runs once the form and the model

@@ -489,9 +489,12 @@ def test_a_pit_added_in_the_admin_is_audited_and_pits_and_tables_are_never_delet
 
     assert client.post(url(Pit, "add"), {"casino": casino.pk, "name": "Pit 2"}).status_code == 302
     assert AuditEvent.objects.get(action=AuditEvent.Action.PIT_CREATE).detail["name"] == "Pit 2"
-    for model, row in ((Table, floor["rocket"]), (Pit, floor["rocket"].pit)):
+    empty = Casino.objects.create(name="Not yet open")  # found trying the admin: one with nothing went
+    rows = ((Table, floor["rocket"]), (Pit, floor["rocket"].pit), (Casino, casino), (Casino, empty))
+    for model, row in rows:
         assert client.get(url(model, "delete", row.pk)).status_code == 403, model
         assert client.post(url(model, "delete", row.pk), {"post": "yes"}).status_code == 403, model
+    assert Casino.objects.filter(pk=empty.pk).exists()
     assert client.post(url(Pit, "change", casino.pits.first().pk), {"name": "Renamed"}).status_code == 403
     shift = Shift.objects.first()  # the pit runs shifts: the admin only shows them
     assert client.get(url(Shift, "add")).status_code == 403

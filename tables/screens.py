@@ -142,10 +142,16 @@ def table_screen(table: Table) -> dict[str, Any]:
     }
 
 
-def with_typed_bets(screen: dict[str, Any], typed: Mapping[str, str]) -> dict[str, Any]:
-    """The table screen with the bets a refused start was sent with (`bet_<seat>` fields), so a
-    dealer corrects the refused seat without typing the others again."""
+def with_typed(screen: dict[str, Any], typed: Mapping[str, str]) -> dict[str, Any]:
+    """The table screen with what a refused form was sent with: a start's bets (`bet_<seat>`
+    fields), so a dealer corrects the refused seat without typing the others again; a seat's
+    opening or buy-in (`seat`), its form and its identification left open, the amounts as typed,
+    so a buy-in refused until the player shows identification is sent again with it."""
     seats = [{**seat, "bet": typed.get(f"bet_{seat['number']}", seat["bet"])} for seat in screen["seats"]]
+    fields = ("card_number", "player_name", "buy_in", "amount")  # never an identification: not shown
+    refused = {name: typed.get(name, "") for name in fields}
+    seat_refused = typed.get("seat")
+    seats = [{**seat, "typed": refused} if str(seat["number"]) == seat_refused else seat for seat in seats]
     return {**screen, "seats": seats}
 
 

@@ -25,7 +25,7 @@ from tables import forms
 from tables.models import ApprovalRequest, Hand, RatingSlip, SeatSession, Shoe, Table
 from tables.pit.forms import WithdrawForm
 from tables.players import player_ids
-from tables.screens import hand_screen, table_screen, with_typed_bets
+from tables.screens import hand_screen, table_screen, with_typed
 from tables.selectors import at_tables_seen, check_deal, rating_slips_seen, tables_visible_to, user_can_deal
 from tables.services import (
     approval_withdraw,
@@ -71,7 +71,7 @@ def render_table(
 ) -> HttpResponse:
     screen = screen or table_screen(table)
     context = {
-        "screen": with_typed_bets(screen, typed) if typed else screen,  # a refused start keeps its bets
+        "screen": with_typed(screen, typed) if typed else screen,  # a refused form keeps what was typed
         "version": version(screen),
         "fresh": FreshKeys(),
         "can_deal": user_can_deal(request.user, table),

@@ -1,6 +1,7 @@
 """Players as people: seated by card, cash in summed per gaming day across tables, identification
 asked before the reporting threshold, the multiple-transaction log, merges audited."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -456,7 +457,8 @@ def test_the_tablet_seats_by_card_and_asks_for_identification_past_the_threshold
     sat = {"key": key(), "seat": 1, "buy_in": 2000, "card_number": "1001"}
     tablet.post(f"/tablet/{rocket.pk}/seats/", sat)
     session = SeatSession.objects.get(player=ann)
-    asked = tablet.post(f"/tablet/{rocket.pk}/seats/{session.pk}/buy/", {"key": key(), "amount": 1})
+    buy = f"/tablet/{rocket.pk}/seats/{session.pk}/buy/"
+    asked = tablet.post(buy, {"key": key(), "seat": 1, "amount": 1})  # as the form sends it
     given = tablet.post(
         f"/tablet/{rocket.pk}/seats/{session.pk}/buy/",
         {"key": key(), "amount": 1, "id_type": "passport", "id_number": "X123", "id_issuer": "FR"},
@@ -464,6 +466,12 @@ def test_the_tablet_seats_by_card_and_asks_for_identification_past_the_threshold
 
     assert 'name="card_number"' in page.content.decode()
     assert asked.status_code == 400 and "ask for identification" in asked.content.decode()
+    # found trying the tablet: the refusal closed the form, to be found and typed again; it stays
+    # open with the amount, the identification open under it
+    buy_more = r'<details class="fold-out" open>\s*<summary class="button">Buy more</summary>.*?</form>'
+    form = re.search(buy_more, asked.content.decode(), re.S)
+    assert form and 'name="amount"' in form.group(0) and 'value="1"' in form.group(0)
+    assert re.search(r'<details class="fold-out" open>\s*<summary>Identification', form.group(0))
     assert given.status_code in (200, 302)
     assert CashIn.objects.filter(session=session).count() == 2
     assert "X123" not in tablet.get(f"/tablet/{rocket.pk}/").content.decode()

@@ -24,7 +24,7 @@ from tables.services.rating_slips import (
     slip_state,
 )
 
-from .views import CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, idempotency_key, parsed
+from .views import CHANGE_HEADERS, CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, idempotency_key, parsed
 
 
 class SessionSerializer(serializers.Serializer):
@@ -82,6 +82,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         summary="Start a rating slip at a carded player's seat",
         request=SessionSerializer,
         responses={201: RatingSlipSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
     )
     def create(self, request):
         session = self._session(parsed(SessionSerializer, request)["session"])
@@ -91,21 +92,30 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         return Response(slip_body(slip), status=201)
 
     @extend_schema(
-        summary="Pause the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+        summary="Pause the slip",
+        request=None,
+        responses={200: RatingSlipSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
     def pause(self, request, pk=None):
         return self._step(rating_slip_pause, request)
 
     @extend_schema(
-        summary="Resume the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+        summary="Resume the slip",
+        request=None,
+        responses={200: RatingSlipSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         return self._step(rating_slip_resume, request)
 
     @extend_schema(
-        summary="Close the slip", request=None, responses={200: RatingSlipSerializer, **CHANGE_REFUSALS}
+        summary="Close the slip",
+        request=None,
+        responses={200: RatingSlipSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
     def close(self, request, pk=None):
@@ -115,6 +125,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         summary="Move the slip to the player's seat at another table",
         request=SessionSerializer,
         responses={200: RatingSlipSerializer, **CHANGE_REFUSALS},
+        parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
     def move(self, request, pk=None):

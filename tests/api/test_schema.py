@@ -83,6 +83,21 @@ def test_every_change_at_a_table_needs_a_key_and_documents_its_refusals(schema):
         assert operation["responses"].keys() - expected - {"200", "201"} == set(), path
 
 
+def test_every_change_that_reads_a_key_documents_it(schema):
+    # Swagger UI offers only the headers the schema names: without it "Try it out" is always a 400
+    starting_a_report = ("/api/reports/", "post")
+    changes = [
+        (path, method, op)
+        for path, ops in schema["paths"].items()
+        for method, op in ops.items()
+        if method in ("post", "patch") and (path, method) != starting_a_report
+    ]
+
+    for path, method, operation in changes:
+        headers = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
+        assert headers.get("Idempotency-Key", {}).get("required") is True, (method, path)
+
+
 def test_the_ledger_is_documented_read_only(schema):
     ledger = {path: set(ops) for path, ops in schema["paths"].items() if path.startswith("/api/ledger/")}
 

@@ -209,7 +209,9 @@ def _busy(by, shift: Shift) -> str:
 
 
 def _clock(at: datetime) -> str:
-    return f"{timezone.localtime(at):%H:%M}"
+    """The time, and the day too unless it is today's: "00:00" alone misleads for a year ahead."""
+    local = timezone.localtime(at)
+    return f"{local:%H:%M}" if local.date() == timezone.localdate() else f"{local:%Y-%m-%d %H:%M}"
 
 
 # The audit log: one writer per event

@@ -383,3 +383,15 @@ def test_a_dealer_on_shift_in_another_pit_is_refused_without_naming_that_table(
     )
     assert far.name not in error.value.message
     assert written() == before
+
+
+def test_a_time_on_another_day_is_named_with_its_date(rocket, olga, pete, pit_on_duty):
+    # found trying the API: a start a year ahead was refused as "00:00 is over a minute ahead"
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    ahead = timezone.localtime() + timedelta(days=365)
+
+    with pytest.raises(ShiftError, match=f"{ahead:%Y-%m-%d %H:%M} is over a minute ahead"):
+        shift_start(user=olga, table=rocket, by=pete, at=ahead, key=key())

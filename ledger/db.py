@@ -184,6 +184,29 @@ def append_only_sql(vendor: str, q, table: str) -> list[str]:
             f"BEGIN SELECT RAISE(ABORT, '{table} {_REFUSAL.format(op='DELETE')}'); END",
         ]
     row, truncate = append_only_triggers(vendor, table)
+    return _refusing_sql(q, table, _REFUSAL.format(op="%"), row, "UPDATE OR DELETE", truncate)
+
+
+def update_only_sql(vendor: str, q, opts, fields: list[str]) -> list[str]:
+    table = opts.db_table
+    fixed = ", ".join(q(f.column) for f in opts.concrete_fields if f.name not in fields)
+    refusal = f"keeps its rows: only {', '.join(fields)} may change: {{op}} refused."
+    row, whole = update_only_triggers(vendor, table)
+    if vendor == "sqlite":
+        return [
+            f"CREATE TRIGGER {q(row)} BEFORE UPDATE OF {fixed} ON {q(table)} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal.format(op='UPDATE')}'); END",
+            f"CREATE TRIGGER {q(whole)} BEFORE DELETE ON {q(table)} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal.format(op='DELETE')}'); END",
+        ]
+    # UPDATE OF: fires only for a statement that sets one of those columns, so the balance's own
+    # update, on the hot path, runs no trigger at all.
+    return _refusing_sql(q, table, refusal.format(op="%"), row, f"UPDATE OF {fixed} OR DELETE", whole)
+
+
+def _refusing_sql(q, table: str, refusal: str, row: str, events: str, truncate: str) -> list[str]:
+    """PostgreSQL: a function raising "<table> <refusal>" (its `%` the operation) on the row trigger
+    `row` for `events` and the statement trigger `truncate`, both enabled ALWAYS."""
     function = q(f"{table}_refuse_change")
     return [
         # TRUNCATE of a table that has never held a row since its creation or its last truncation
@@ -194,11 +217,10 @@ BEGIN
     IF TG_OP = 'TRUNCATE' AND pg_relation_size(TG_RELID) = 0 THEN
         RETURN NULL;
     END IF;
-    RAISE EXCEPTION '% {_REFUSAL.format(op="%")}', TG_TABLE_NAME, TG_OP USING ERRCODE = 'restrict_violation';
+    RAISE EXCEPTION '% {refusal}', TG_TABLE_NAME, TG_OP USING ERRCODE = 'restrict_violation';
 END
 $$""",
-        f"CREATE TRIGGER {q(row)} BEFORE UPDATE OR DELETE ON {q(table)} "
-        f"FOR EACH ROW EXECUTE FUNCTION {function}()",
+        f"CREATE TRIGGER {q(row)} BEFORE {events} ON {q(table)} FOR EACH ROW EXECUTE FUNCTION {function}()",
         f"CREATE TRIGGER {q(truncate)} BEFORE TRUNCATE ON {q(table)} "
         f"FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
         f"ALTER TABLE {q(table)} ENABLE ALWAYS TRIGGER {q(row)}",
@@ -207,50 +229,14 @@ $$""",
 
 
 def append_only_drop_sql(vendor: str, q, table: str) -> list[str]:
-    triggers = append_only_triggers(vendor, table)
-    if vendor == "sqlite":
-        return [f"DROP TRIGGER IF EXISTS {q(name)}" for name in triggers]
-    return [f"DROP TRIGGER IF EXISTS {q(name)} ON {q(table)}" for name in triggers] + [
-        f"DROP FUNCTION IF EXISTS {q(table + '_refuse_change')}()"
-    ]
-
-
-def update_only_sql(vendor: str, q, opts, fields: list[str]) -> list[str]:
-    table = opts.db_table
-    fixed = ", ".join(q(f.column) for f in opts.concrete_fields if f.name not in fields)
-    refusal = f"keeps its rows: only {', '.join(fields)} may change"
-    fixed_row, whole = update_only_triggers(vendor, table)
-    if vendor == "sqlite":
-        return [
-            f"CREATE TRIGGER {q(fixed_row)} BEFORE UPDATE OF {fixed} ON {q(table)} "
-            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal}: UPDATE refused.'); END",
-            f"CREATE TRIGGER {q(whole)} BEFORE DELETE ON {q(table)} "
-            f"BEGIN SELECT RAISE(ABORT, '{table} {refusal}: DELETE refused.'); END",
-        ]
-    function = q(f"{table}_refuse_change")
-    return [
-        # As append-only tables: an empty table may be truncated (the test runner's flush).
-        f"""CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'TRUNCATE' AND pg_relation_size(TG_RELID) = 0 THEN
-        RETURN NULL;
-    END IF;
-    RAISE EXCEPTION '% {refusal}: % refused.', TG_TABLE_NAME, TG_OP USING ERRCODE = 'restrict_violation';
-END
-$$""",
-        # UPDATE OF: fires only for a statement that sets one of those columns, so the balance's
-        # own update, on the hot path, runs no trigger at all.
-        f"CREATE TRIGGER {q(fixed_row)} BEFORE UPDATE OF {fixed} OR DELETE ON {q(table)} "
-        f"FOR EACH ROW EXECUTE FUNCTION {function}()",
-        f"CREATE TRIGGER {q(whole)} BEFORE TRUNCATE ON {q(table)} "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION {function}()",
-        f"ALTER TABLE {q(table)} ENABLE ALWAYS TRIGGER {q(fixed_row)}",
-        f"ALTER TABLE {q(table)} ENABLE ALWAYS TRIGGER {q(whole)}",
-    ]
+    return _dropping_sql(vendor, q, table, append_only_triggers(vendor, table))
 
 
 def update_only_drop_sql(vendor: str, q, table: str) -> list[str]:
-    triggers = update_only_triggers(vendor, table)
+    return _dropping_sql(vendor, q, table, update_only_triggers(vendor, table))
+
+
+def _dropping_sql(vendor: str, q, table: str, triggers: list[str]) -> list[str]:
     if vendor == "sqlite":
         return [f"DROP TRIGGER IF EXISTS {q(name)}" for name in triggers]
     return [f"DROP TRIGGER IF EXISTS {q(name)} ON {q(table)}" for name in triggers] + [

@@ -36,7 +36,7 @@ from reports.services.day_close import check_may_close
 from reports.services.master_game import days_shown, master_game_shown
 from reports.services.par_sheet import ParSheetError, par_sheet_found, par_sheet_request, par_sheet_rows
 from tables.models import Casino, Table
-from tables.selectors import tables_visible_to
+from tables.selectors import casinos_visible_to, tables_visible_to
 from tables.services import SignatureGiven
 
 RECENT = 50  # reports listed on the start page
@@ -55,7 +55,8 @@ def refused(request, error: NotAllowed) -> HttpResponse:
 
 def render_list(request, form: StartForm, status: int = 200) -> HttpResponse:
     reports = reports_seen(Report.objects.select_related("requested_by"), request.user)[:RECENT]
-    context = {"reports": reports, "form": form.offer(request.user)}
+    casinos = casinos_visible_to(request.user)  # each links its gaming days
+    context = {"reports": reports, "form": form.offer(request.user), "casinos": casinos}
     return render(request, "reports/list.html", context, status=status)
 
 

@@ -248,3 +248,10 @@ def test_report_titles_name_the_casino_and_the_table_on_the_page_and_the_csv(cli
     assert re.search(r"table \d|casino \d", page + str(statistics)) is None
     download = client.get(f"/reports/{reconciled.pk}/csv/")["Content-Disposition"]
     assert download.endswith(f'-reconciliation-chips-cards-hands-{day}-test-casino-rocket-1.csv"')
+
+
+def test_the_reports_page_links_the_gaming_days_of_each_casino_read(client, pit, pete):
+    page = signed_in(client, pete).get("/reports/").content.decode()
+
+    assert f'href="/reports/days/{pit.casino_id}/"' in page
+    assert f"Gaming days of {pit.casino}" in page

@@ -62,9 +62,14 @@ def slip_number(slip: Slip) -> str:
     return f"slip {slip.number}"
 
 
+def _clock(at: datetime) -> str:
+    """Hour and minute in local time (`TIME_ZONE`), the time the gaming day is reckoned in."""
+    return f"{timezone.localtime(at):%H:%M}"
+
+
 def _count_record(count: TableCount) -> dict:
     return {
-        "label": f"{count.get_kind_display()} {count.at:%H:%M}, {slip_number(count.slip)}",
+        "label": f"{count.get_kind_display()} {_clock(count.at)}, {slip_number(count.slip)}",
         "link": admin_url("tables.slip", count.slip_id),
     }
 
@@ -158,7 +163,7 @@ def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
     )
     records += [
         {
-            "label": f"{move.get_kind_display().lower()} {move.created_at:%H:%M} (no slip)",
+            "label": f"{move.get_kind_display().lower()} {_clock(move.created_at)} (no slip)",
             "link": admin_url("ledger.transaction", move.pk),
         }
         for move in unslipped
@@ -253,8 +258,8 @@ def shift_figures(shift: Shift, rules: VarianceRules) -> dict:
         "table": shift.table_id,
         "name": shift.table.name,
         "dealer": shift.user.get_username(),
-        "start": shift.started_at.isoformat(),
-        "end": shift.ended_at.isoformat() if shift.ended_at else None,
+        "start": timezone.localtime(shift.started_at).isoformat(),  # the page shows its hour and minute
+        "end": timezone.localtime(shift.ended_at).isoformat() if shift.ended_at else None,
     }
     return {**base, **window_figures(shift_window(shift), rules)}
 

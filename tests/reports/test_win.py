@@ -5,6 +5,7 @@ on the worked day of tests/reports/worked_day.py."""
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -250,3 +251,19 @@ def test_with_the_keyed_drop_counted_the_formula_gives_the_system_win(
     # then the formula's win is the settlements' win, and the drop's variance is the difference
     assert row["win"] == row["system_win"] == hands * ROCKET_HOUSE_WIN and row["difference"] == 0
     assert off["difference"] == short and off["flag"] is (abs(short) > 100)
+
+
+def test_the_times_behind_the_figures_read_in_the_casinos_time_zone(
+    monkeypatch, settings, day_table, day_shift, dana, pete
+):
+    settings.TIME_ZONE = "America/New_York"  # the gaming day is local: so are the times shown in it
+    play_the_day(day_table, dana, pete)
+    drop_counted(monkeypatch, BUY_INS)
+    opener = TableCount.objects.filter(table=day_table, kind=TableCount.Kind.OPENER).get()
+
+    row = table_day(day_table, today(), rules_for(day_table.pit.casino_id))
+    shift = shift_figures(day_shift, rules_for(day_table.pit.casino_id))
+
+    local = timezone.localtime(opener.at)
+    assert row["records"]["opener"][0]["label"].startswith(f"Opening count {local:%H:%M},")
+    assert shift["start"][11:16] == f"{timezone.localtime(day_shift.started_at):%H:%M}"

@@ -126,7 +126,9 @@ def _master_game_rows(result: dict) -> list[list[str]]:
     for shift in result.get("shifts", []):
         rows.append(
             [
-                f"shift of {shift['dealer']} at {shift['name']}",
+                # the times tell one shift of a dealer at a table from their next one there
+                f"shift of {shift['dealer']} at {shift['name']}, {shift['start'][11:16]} to "
+                f"{shift['end'][11:16] if shift['end'] else 'on shift'}",
                 shift["status"],
                 *(_cell(shift.get(n)) for n in MASTER_GAME),
             ]

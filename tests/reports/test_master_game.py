@@ -225,3 +225,18 @@ def test_the_api_posts_what_was_found_since_a_close(client, monkeypatch, counted
     assert made["changes"] == {"drop": 200, "win": 200} and made["closed_day"] == today().isoformat()
     assert again.status_code == 201 and again.json() == response.json()  # the retry: the first answer
     assert DayAdjustment.objects.count() == 1
+
+
+def test_the_csv_tells_a_dealers_shifts_at_a_table_apart_by_their_times(
+    client, counted_day, day_table, day_shift, pete
+):
+    report = master_game(day_table.pit.casino)
+    client.force_login(pete)
+
+    rows = list(csv.reader(io.StringIO(client.get(f"/reports/{report.pk}/csv/").content.decode())))
+
+    [shift] = report.result["shifts"]
+    end = shift["end"][11:16] if shift["end"] else "on shift"
+    assert [row[0] for row in rows if row[0].startswith("shift of")] == [
+        f"shift of dana at Rocket 1, {shift['start'][11:16]} to {end}"
+    ]

@@ -11,9 +11,9 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
-from django.utils import timezone
 
 from ledger.models import Account, Posting, Transaction
+from reports.periods import day_start, today
 from tables.games import IllegalAction
 from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Recycle, Shift, Table, TableCount
 from tables.selectors import open_shifts, supervised_pits, tables_visible_to
@@ -26,11 +26,12 @@ MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
 
 
 def shift_began(user) -> datetime:
-    """The start of the manager's pit shift; for an auditor, the start of today."""
+    """The start of the manager's pit shift; for an auditor, the start of the gaming day in progress
+    (06:00, not midnight: at 01:00 the day's evening is still today's)."""
     shift = open_shifts(user).exclude(pit=None).order_by("-started_at").first()
     if shift is not None:
         return shift.started_at
-    return timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    return day_start(today())
 
 
 def pit_floor(user) -> dict:

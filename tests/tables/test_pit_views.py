@@ -4,6 +4,7 @@ that does not exist; every other refusal is a 403; neither writes anything; a do
 the form with its sentence (400); every form carries an idempotency key, so a resubmit counts once."""
 
 import re
+from datetime import datetime
 
 import pytest
 from django.db import connection, transaction
@@ -26,6 +27,7 @@ from tables.models import (
     Slip,
     TableCount,
 )
+from tables.pit.selectors import shift_began
 from tables.services import (
     fill_request,
     hand_start,
@@ -263,6 +265,14 @@ def test_the_win_or_loss_counts_only_settlements_since_the_managers_shift_began(
 
     assert '<small>Win/loss</small><b class="num">0</b>' in page
     assert '<small>Hands</small><b class="num">0</b>' in page
+
+
+def test_an_auditor_sees_the_floor_since_the_gaming_day_began_not_since_midnight(monkeypatch, ada):
+    # given 01:30 on 2 March: the gaming day of 1 March, begun at 06:00 that day, is still going on
+    night = timezone.make_aware(datetime(2026, 3, 2, 1, 30))
+    monkeypatch.setattr(timezone, "now", lambda: night)
+
+    assert shift_began(ada) == timezone.make_aware(datetime(2026, 3, 1, 6, 0))
 
 
 def test_a_table_shows_open_or_closed_as_table_is_open_says(to_open, dana, pete):

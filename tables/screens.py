@@ -51,7 +51,7 @@ from tables.services.hands import (
 )
 from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME, hand_players_sent
-from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_next_system_card, shoe_spent
+from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_deck_of, shoe_next_system_card, shoe_spent
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
@@ -64,7 +64,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
     holds it now, or as the service's step that returned it left it."""
     hand_records(hand)
     cards, approvals, recycled = hand.card_list, hand.approval_list, hand.recycle_list
-    deck = shoe_deck(hand.shoe)
+    deck = shoe_deck_of(hand)
     game = hand_game(hand)
     names, chips = _names_and_chips(hand)
     voided = hand.status == Hand.Status.VOIDED

@@ -19,7 +19,7 @@ from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shi
 from tables.services.hands import RANK_RANGE
 from tables.services.players import Identification
 from tables.services.settings import MAX_SETTING
-from tables.services.shoes import DEFAULT_BURN, MAX_BURN, shoe_cards_left, shoe_deck
+from tables.services.shoes import DEFAULT_BURN, LATEST_RECYCLE, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
 # The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
@@ -362,6 +362,15 @@ def _revealed(shoe: Shoe) -> bool:
     return shoe.state == Shoe.State.RETIRED and shoe.kind == Shoe.Kind.SYSTEM
 
 
+def _deck(shoe: Shoe) -> Recycle | None:
+    """The deck the shoe deals from now (`shoe_deck`). A new shoe (nothing out but its burn) was never
+    recycled; any other may have been before its own shuffle was dealt out (a Monster round reshuffles
+    the whole deck), so its latest recycle is read."""
+    if shoe.cards_out > shoe.burn and "latest_recycle" not in shoe.__dict__:
+        shoe.latest_recycle = LATEST_RECYCLE.first(shoe.pk)
+    return shoe_deck(shoe)
+
+
 class ShoeSerializer(serializers.ModelSerializer):
     cards_left = serializers.SerializerMethodField(help_text="Cards still in the shoe.")
     order = serializers.SerializerMethodField(help_text="A system shoe's card order, once it is retired.")
@@ -393,7 +402,7 @@ class ShoeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.INT)
     def get_cards_left(self, shoe: Shoe) -> int:
-        return shoe_cards_left(shoe, shoe_deck(shoe))
+        return shoe_cards_left(shoe, _deck(shoe))
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField(), allow_null=True))
     def get_order(self, shoe: Shoe) -> list[int] | None:
@@ -405,7 +414,7 @@ class ShoeSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(RecycleSerializer(many=True))
     def get_recycles(self, shoe: Shoe) -> list[dict]:
-        if shoe_deck(shoe) is None:  # its own shuffle is not dealt out (a new shoe): never recycled
+        if _deck(shoe) is None:  # never recycled
             return []
         return RecycleSerializer(shoe.recycles.order_by("shoe_position"), many=True).data
 

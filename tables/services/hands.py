@@ -80,6 +80,7 @@ from .shoes import (
     shoe_card_rank,
     shoe_cards_left,
     shoe_deck,
+    shoe_deck_of,
     shoe_known_remaining,
     shoe_recycle,
     shoe_take_position,
@@ -315,6 +316,8 @@ def lock_hand(
         if not hands:
             raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
         hand = hand_records(records_kept(hands[0], records))  # the rare kinds too, if it has any
+    if with_shoe:
+        shoe_deck_of(hand)  # a recycle of this hand's is its shoe's deck, before the deck is dealt out
     if hand.status not in statuses:
         raise HandError(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."

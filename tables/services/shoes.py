@@ -278,12 +278,22 @@ LATEST_RECYCLE = Compiled(lambda shoe: Recycle.objects.filter(shoe=shoe).order_b
 def shoe_deck(shoe: Shoe) -> Recycle | None:
     """The shoe's latest recycle, the deck it deals from now (None: its own shuffle). Read once
     per shoe object (a card asks up to three times, its answer once more); `shoe_recycle` keeps
-    the new one on the shoe it recycles."""
-    if shoe.cards_out < DECK_SIZE * shoe.decks:
-        return None  # its own shuffle is not dealt out: it was never recycled (no query per card)
+    the new one on the shoe it recycles, and `shoe_deck_of` an open hand's own."""
     if "latest_recycle" not in shoe.__dict__:
+        if shoe.cards_out < DECK_SIZE * shoe.decks:
+            return None  # its own shuffle is not dealt out: it was never recycled (no query per card)
         shoe.latest_recycle = LATEST_RECYCLE.first(shoe.pk)
     return shoe.latest_recycle
+
+
+def shoe_deck_of(hand: Hand) -> Recycle | None:
+    """The deck `hand`'s shoe deals from now (`shoe_deck`). An open hand that recycled holds its
+    shoe's latest recycle: a Monster round reshuffles the whole deck before the shoe's own shuffle
+    is dealt out, which the shoe's count of cards out cannot tell."""
+    shoe = hand.shoe
+    if hand.status in Hand.OPEN and hand.recycle_list and "latest_recycle" not in shoe.__dict__:
+        shoe.latest_recycle = hand.recycle_list[-1]
+    return shoe_deck(shoe)
 
 
 def shoe_next_system_card(shoe: Shoe, recycle: Recycle | None) -> int | None:

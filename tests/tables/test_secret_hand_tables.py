@@ -11,9 +11,19 @@ from django.db.models import Sum
 
 from ledger.audit import ledger_verify
 from ledger.models import Account, Posting, Transaction
-from tables.models import Game, Hand, Shoe
+from tables.api.serializers import ShoeSerializer
+from tables.models import CardEvent, Game, Hand, Shoe
 from tables.review import hand_replay_check
-from tables.services import hand_decide, hand_record_card, hand_settle, hand_start, shift_start
+from tables.services import (
+    hand_decide,
+    hand_record_card,
+    hand_settle,
+    hand_start,
+    shift_start,
+    shoe_retire,
+    shoe_start,
+    shoes,
+)
 from tables.services.engine import hand_game
 from tables.services.hands import HandError, RankRefused
 
@@ -142,3 +152,31 @@ def test_a_refused_reveal_at_a_system_shoe_never_tells_the_dealer_what_the_hand_
         hand_decide(hand=hand, action=("choose", missing), by=dana, expected_seq=hand.seq, key=key())
 
     assert str(refused.value) == f"Seat 1's hand holds no {missing}."
+
+
+def test_a_monster_round_at_a_system_shoe_is_dealt_from_its_reshuffled_deck(pit, pete, dana, monkeypatch):
+    # A later Monster round reshuffles the whole deck (a recycle) before the shoe's own shuffle is
+    # dealt out: its burns and cards come from the recycle's committed order, not the old one's rest.
+    monkeypatch.setattr(shoes, "_system_random", random.Random(3))
+    table = table_for(pit, pete, Game.MONSTER, Shoe.Kind.SYSTEM)
+    for number in range(1, 5):
+        seat(table, number, CHIPS, dana)
+    for game in range(20):
+        hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(game)).play()
+        hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+        if hand.recycles.exists():
+            break
+        shoe_start(table=table, decks=1, kind=Shoe.Kind.SYSTEM, burn=5, by=dana, reason="next", key=key())
+    shoe = shoe_retire(shoe=hand.shoe, by=pete, key=key())
+
+    recycles = list(shoe.recycles.order_by("shoe_position"))
+    assert recycles
+    ends = [recycle.shoe_position for recycle in recycles[1:]] + [shoe.cards_out + 1]
+    for recycle, end in zip(recycles, ends, strict=True):
+        dealt = CardEvent.objects.filter(
+            shoe=shoe, shoe_position__gte=recycle.shoe_position, shoe_position__lt=end
+        ).order_by("shoe_position")
+        assert list(dealt.values_list("rank", flat=True)) == recycle.order[: dealt.count()]
+    shown = ShoeSerializer(Shoe.objects.select_related("table").get(pk=shoe.pk)).data  # the auditor's
+    assert [r["order"] for r in shown["recycles"]] == [r.order for r in recycles]
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True

@@ -670,7 +670,7 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
         # Secret-hand moves the dealer composes: the seat aimed at, then the cards revealed.
         "targeted": [str(move) for move in due.moves if move in TARGETED],
         "naming": [str(move) for move in due.moves if move in NAMING],
-        "targets": [seat for seat in hand.seats if seat != due.seat],
+        "targets": list(due.targets) if due.targets is not None else [s for s in hand.seats if s != due.seat],
         "fold_price": due.fold_price,
         "min_take": due.min_take,
         "max_take": due.max_take,

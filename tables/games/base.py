@@ -146,6 +146,8 @@ class DecisionDue:
     rank) cards a Continuous Pairs fold may take. `choices` lists every legal
     decision as a record where a secret-hand game can tell them all (it knows the
     hand); empty where it cannot (a hand dealt face down at a physical table).
+    `targets`: the seats a steal, attack, gift or see may aim at, where the game
+    narrows them (None: any other seat).
     """
 
     seat: int
@@ -155,6 +157,7 @@ class DecisionDue:
     fold_price: int | None = None
     fold_cards: tuple[tuple[int, int], ...] = ()
     choices: tuple[tuple, ...] = ()
+    targets: tuple[int, ...] | None = None
 
     def describe(self) -> str:
         return f"a decision from seat {self.seat} ({' or '.join(self.moves)})"

@@ -94,7 +94,13 @@ class Regent(SecretHandGame):
         moves.append(Move.FOLD)
         if any(self.hands[t] for t in others):
             moves.append(Move.SEE)
-        return DecisionDue(seat, tuple(moves), fold_price=self.fold_price, choices=self._choices(seat, moves))
+        return DecisionDue(
+            seat,
+            tuple(moves),
+            fold_price=self.fold_price,
+            choices=self._choices(seat, moves),
+            targets=tuple(others),
+        )
 
     def _choices(self, seat: int, moves) -> tuple[tuple, ...]:
         others = self.targets(seat)

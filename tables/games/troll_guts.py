@@ -84,7 +84,8 @@ class TrollGuts(SecretHandGame):
         moves = [Move.DRAW] * bool(len(self.shoe)) + [Move.STEAL] * bool(targets)
         if self.hands[seat] and self.purse.left[seat] >= self.options.buy_price:
             moves.append(Move.BUY)
-        return DecisionDue(seat, tuple(moves), choices=self._choices(seat, targets, moves))
+        choices = self._choices(seat, targets, moves)
+        return DecisionDue(seat, tuple(moves), choices=choices, targets=tuple(targets))
 
     def _choices(self, seat: int, targets, moves) -> tuple[tuple, ...]:
         hands = [self.hands[t] for t in targets] + [self.hands[seat]] * (Move.BUY in moves)

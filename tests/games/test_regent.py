@@ -159,7 +159,8 @@ def test_with_more_players_the_last_one_left_takes_the_centre():
 
 def test_at_a_physical_table_the_see_names_the_cards_turned_over():
     g = play(start("regent", {1: [None, None], 2: [None, None]}), 4, 6)
-    assert g.next == DecisionDue(1, (Move.DRAW, Move.ATTACK, Move.GIFT, Move.FOLD, Move.SEE), fold_price=4)
+    moves = (Move.DRAW, Move.ATTACK, Move.GIFT, Move.FOLD, Move.SEE)
+    assert g.next == DecisionDue(1, moves, fold_price=4, targets=(2,))
 
     play(g, ("see", 2, 6, 2))
 

@@ -2,12 +2,19 @@ import pytest
 
 from ledger.models import Account
 from ledger.services import account_get
-from tables.models import Hand
+from tables.models import Game, Hand
 from tables.review import hand_replay_check, posted_results
 from tables.screens import hand_screen
-from tables.services import approval_decide, hand_start, hand_void_request, shift_start
+from tables.services import (
+    approval_decide,
+    hand_decide,
+    hand_record_card,
+    hand_start,
+    hand_void_request,
+    shift_start,
+)
 
-from .conftest import card, decide, key, play, seat
+from .conftest import card, decide, key, open_table, play, seat
 from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +94,31 @@ def test_voiding_a_starboard_hand_gives_back_the_draw_fees_paid(starboard, dana,
 
     assert [s["chips"] for s in hand_screen(Hand.objects.get(pk=hand.pk))["seats"]] == [50, 50]
     assert set(posted_results(hand).values()) == {0}
+
+
+def test_the_tablet_aims_only_at_seats_the_move_may_target(pit, pete, dana):
+    # Troll Guts under steal_own: a player may steal their own top downcard, so the tablet offers
+    # their own seat; a knocked-out player's stack cannot be stolen from, nor a Regent loser aimed at.
+    table = open_table(pit, pete, Game.TROLL_GUTS, "Troll 1", 1, 100, options={"steal_own": True})
+    for number in (1, 2, 3):
+        seat(table, number, 60, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in [None] * 15 + [3, 5, 7]:  # five face down each, then the upcards: seat 1 starts
+        hand = hand_record_card(hand=hand, rank=rank, by=dana, expected_seq=hand.seq, key=key())
+    assert hand_screen(hand)["actions"]["targets"] == [1, 2, 3]
+
+    hand = hand_decide(hand=hand, action=("steal", 1, 4), by=dana, expected_seq=hand.seq, key=key())
+    hand = hand_decide(hand=hand, action=("buy", 5), by=dana, expected_seq=hand.seq, key=key())  # 2 pairs
+
+    assert hand_screen(hand)["actions"]["targets"] == [1, 3]
+
+    table = open_table(pit, pete, Game.REGENT, "Regent 1", 1, 100)
+    for number in (1, 2, 3):
+        seat(table, number, 60, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in [None] * 6 + [3, 5, 7]:  # two face down each, then the upcards: seat 1 starts
+        hand = hand_record_card(hand=hand, rank=rank, by=dana, expected_seq=hand.seq, key=key())
+    hand = hand_decide(hand=hand, action=("attack", 2), by=dana, expected_seq=hand.seq, key=key())
+    hand = hand_record_card(hand=hand, rank=5, by=dana, expected_seq=hand.seq, key=key())  # seat 1 is out
+
+    assert hand_screen(hand)["actions"] == hand_screen(hand)["actions"] | {"seat": 2, "targets": [3]}

@@ -252,6 +252,20 @@ def test_blackstone_take_starts_at_the_minimum_and_fold_shows_its_price(client, 
     assert Decision.objects.get(hand=hand).action == ["take", 2]
 
 
+def test_a_draw_with_no_fee_names_none(client, pit, dana, pete):
+    # Regent's draw is free: the button says Draw, not "Draw · fee None".
+    table = open_table(pit, pete, Game.REGENT, "Regent 1", 1, 100)
+    deal_at(table, dana, pete)
+    client.force_login(dana)
+    seat(table, 1, 50, dana), seat(table, 2, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in (None, None, None, None, 3, 5):
+        hand = card(hand, rank, dana)
+
+    html = page(client.get(hand_url(hand)))
+    assert re.search(r">\s*Draw\s*<", html) and "fee None" not in html
+
+
 def test_starboard_offers_draw_with_its_fee_and_lock(client, starboard, dana, pete):
     deal_at(starboard, dana, pete)
     client.force_login(dana)

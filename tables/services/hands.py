@@ -11,6 +11,7 @@ only through the ledger service, in the same transaction.
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from secrets import SystemRandom
 
 from django.db import transaction
 from django.db.models import Subquery
@@ -540,6 +541,11 @@ def _points_players(table: Table, sessions: dict[int, SeatSession]) -> tuple[lis
     return next_round_seats(last.settlement["result"], list(scores)), scores
 
 
+# The games whose first round starts with a player drawn at random, recorded as the state `first`.
+DRAWN_STARTER = (Game.SWEEP, Game.FIVE_CARDS)
+_draw = SystemRandom()
+
+
 def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dict]:
     """Engine options for this hand (house rules plus hand facts) and extra state."""
     options, state = dict(table.options), {}
@@ -555,6 +561,8 @@ def _engine_setup(table: Table, shoe: Shoe, seats: list[int]) -> tuple[dict, dic
         state = _continuous_state(table)
     if table.game in POINTS_GAMES and (last := points_game_round(table)) is not None:
         state = next_round_state(last.settlement["result"])
+    elif table.game in DRAWN_STARTER:  # a new game: its first starter is drawn at random (booklet)
+        state = {"first": _draw.choice(seats)}
     return options, state
 
 

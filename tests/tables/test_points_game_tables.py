@@ -137,3 +137,17 @@ def test_port_deals_on_from_one_deck_unless_the_table_shuffles_a_new_one_every_r
                 hand_start(table=table, by=dana, key=key())
         else:
             assert hand_start(table=table, by=dana, key=key()).shoe_id == hand.shoe_id
+
+
+@pytest.mark.parametrize("game", [Game.SWEEP, Game.FIVE_CARDS])
+def test_a_new_game_s_first_starter_is_drawn_at_random_and_recorded(pit, pete, dana, game):
+    table = table_for(pit, pete, game, Shoe.Kind.SYSTEM)
+    for number in range(1, PLAYERS[game] + 1):
+        seat(table, number, 50, dana)
+    starters = set()
+    for _ in range(30):  # seat 1 alone, 30 times in a row, would be one chance in 2**29 at least
+        hand = hand_start(table=table, by=dana, key=key())
+        starters.add(hand.setup["state"]["first"])
+        Hand.objects.filter(pk=hand.pk).delete()
+
+    assert starters == set(range(1, PLAYERS[game] + 1))

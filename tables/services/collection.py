@@ -25,17 +25,21 @@ from ledger.seals import seal
 from ledger.services import Line, accounts_get, ledger_post
 from tables.games import IllegalAction
 from tables.games.collection import TIME, CollectionOptions
+from tables.games.rounds import PointsOptions
 from tables.models import SeatSession, Table, TimeCharge
 
 TIME_CHARGE = "time charge"
 
 
 def table_collection(table: Table) -> CollectionOptions | None:
-    """The table's collection as its game's engine reads it; None for a house-banked game, or for
+    """The table's collection as its game's engine reads it; None for a house-banked game, for a
+    points game played for nothing (the house collects only when it is played for stakes), or for
     options the engine refuses (the hand start then says why, in the engine's words)."""
     try:
         rules = table.house_rules()
     except IllegalAction:
+        return None
+    if isinstance(rules, PointsOptions) and not rules.point_value:
         return None
     return rules if isinstance(rules, CollectionOptions) else None
 

@@ -265,3 +265,21 @@ def test_a_time_table_with_players_seated_may_change_its_fee_or_stop_but_not_its
         change_options(table, pete, {**options, "time_minutes": 10})
     assert change_options(table, pete, {**options, "time_fee": 6}).options["time_fee"] == 6
     assert change_options(table, pete, {**options, "collection": "rake"}).options["collection"] == "rake"
+
+
+def test_a_points_game_played_for_nothing_collects_nothing_and_says_so(pit, pete, dana):
+    # "The house collects only when the game is played for stakes" (docs/rules/README.md).
+    sweep = open_table(pit, pete, Game.SWEEP, "Sweep 9", 1, 100, burn=0)
+    timed = {"collection": "time", "time_fee": 5, "time_minutes": 30}
+    kitty = open_table(pit, pete, Game.KITTY, "Kitty 9", 1, 100, options=timed, burn=0)
+    assert table_screen(sweep)["collection"] == table_screen(kitty)["collection"] == ""
+
+    seat(kitty, 1, 50, dana)
+
+    assert rake_balance(kitty) == 0 and chips(kitty, 1) == 50
+    assert not TimeCharge.objects.filter(session__seat__table=kitty).exists()
+
+
+def test_a_points_game_played_for_stakes_collects_as_the_table_says(pit, pete, dana):
+    table = open_table(pit, pete, Game.SWEEP, "Sweep 9", 1, 100, options={"point_value": 1}, burn=0)
+    assert table_screen(table)["collection"] == "The house rakes 5% of each pot paid out, at most 10."

@@ -17,6 +17,7 @@ urlpatterns = [
     path("<int:table_id>/seats/<int:session_id>/rating/move/", views.slip_move_view, name="slip_move"),
     path("slips/<int:slip_id>/", views.slip_step_view, name="slip_step"),
     path("<int:table_id>/shoe/", views.shoe_start_view, name="shoe_start"),
+    path("<int:table_id>/shoe/retire/", views.shoe_retire_view, name="shoe_retire"),
     path("<int:table_id>/hands/", views.hand_start_view, name="hand_start"),
     path("hands/<int:hand_id>/", views.hand_page, name="hand"),
     path("hands/<int:hand_id>/poll/", views.hand_poll, name="hand_poll"),

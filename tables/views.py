@@ -38,6 +38,7 @@ from tables.services import (
     seat_buy_in,
     seat_close,
     seat_open,
+    shoe_retire,
     shoe_start,
 )
 from tables.services.offline import QueueOutcome, hand_queue_apply
@@ -50,7 +51,7 @@ from tables.services.rating_slips import (
     slip_state,
     slips_open,
 )
-from tables.services.shoes import DEFAULT_BURN
+from tables.services.shoes import DEFAULT_BURN, ShoeError
 
 STALE = "The hand has moved on. Refresh"
 RANKS = range(1, 11)
@@ -260,6 +261,15 @@ def shoe_start_view(request: HttpRequest, table: Table, form) -> Shoe:
         device=device(request),
         key=data["key"],
     )
+
+
+@TABLE.action(KeyedForm, done=shuffled)
+def shoe_retire_view(request: HttpRequest, table: Table, form) -> Shoe:
+    """Take the shoe in play out of play: what a change of the table's game waits for."""
+    shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
+    if shoe is None:
+        raise ShoeError(f"{table} has no shoe in play.")
+    return shoe_retire(shoe=shoe, by=request.user, key=form.cleaned_data["key"])
 
 
 @TABLE.action(forms.HandStartForm, done=started)

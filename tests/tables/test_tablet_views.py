@@ -1006,3 +1006,25 @@ def test_a_rocket_hand_points_a_lost_answer_to_its_offline_keypad(client, rocket
     html = page(client.get(hand_url(rocket_hand)))
 
     assert 'id="offline-keypad"' in html and "Keep keying on the offline keypad below." in html
+
+
+def test_the_dealer_takes_the_shoe_out_of_play_so_the_pit_may_change_the_game(client, dealing, pete):
+    # The settings page refuses a change of game while a shoe is in play: "retire the shoe first".
+    shoe = dealing.shoes.get(state=Shoe.State.IN_PLAY)
+    assert f'action="/tablet/{dealing.pk}/shoe/retire/"' in page(client.get(f"/tablet/{dealing.pk}/"))
+
+    answer = client.post(f"/tablet/{dealing.pk}/shoe/retire/", {"key": key()})
+
+    shoe.refresh_from_db()
+    assert answer.status_code == 302 and shoe.state == Shoe.State.RETIRED
+    assert "No shoe in play" in page(client.get(f"/tablet/{dealing.pk}/"))
+    refused = client.post(f"/tablet/{dealing.pk}/shoe/retire/", {"key": key()})
+    assert refused.status_code == 400 and "has no shoe in play" in page(refused)
+
+
+def test_a_shoe_is_not_taken_out_of_play_under_an_open_hand(client, rocket_hand):
+    table = rocket_hand.table
+    refused = client.post(f"/tablet/{table.pk}/shoe/retire/", {"key": key()})
+    assert refused.status_code == 400
+    assert "settle or void it before retiring the shoe" in page(refused)
+    assert table.shoes.get(pk=rocket_hand.shoe_id).state == Shoe.State.IN_PLAY

@@ -129,7 +129,7 @@ class GoblinPoker(SecretHandGame):
         hand.check_reveal(ranks, self.shoe, f"Seat {seat}'s hand")
 
     def _check_pile(self, rank: int) -> None:
-        self.pile.check_reveal([rank], self.shoe, "The pitched cards")
+        self.pile.check_reveal([rank], self.shoe, "The pitched pile")
 
     # -- cards ------------------------------------------------------------------
 

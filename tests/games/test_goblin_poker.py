@@ -79,7 +79,7 @@ def test_pitched_cards_are_dealt_from_the_lowest_stack_to_the_left():
 def test_a_pitched_card_must_be_one_of_the_pitched_cards():
     g = play(chosen(), ("pitch", 8), ("pitch", 1), ("pitch", 2))
 
-    with pytest.raises(IllegalAction, match="pitched cards holds no 9"):
+    with pytest.raises(IllegalAction, match="The pitched pile holds no 9"):
         g.deal(9)
 
 

@@ -13,9 +13,10 @@ from tables.selectors import at_tables_seen, in_casinos_seen, rating_slips_seen,
 from tables.services.rating_slips import slip_figures
 
 
-def player_ids(player: Player) -> list[int]:
-    """`player` and every record merged into it, directly or through another merge."""
-    ids, frontier = [player.pk], [player.pk]
+def player_ids(*players: Player) -> list[int]:
+    """`players` and every record merged into them, directly or through another merge."""
+    ids = [player.pk for player in players]
+    frontier = list(ids)
     while frontier:
         frontier = list(Player.objects.filter(merged_into__in=frontier).values_list("pk", flat=True))
         ids += frontier

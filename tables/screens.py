@@ -110,7 +110,7 @@ def table_screen(table: Table) -> dict[str, Any]:
     """The table between hands: seats and stacks, the shoe in play, the open hand, and (Rocket)
     each seat's bet of the last hand that may be taken again ("Same bets"); (Pairs) the game in
     progress, its players' scores and who waits for the next game, or how the last game ended."""
-    sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat")
+    sessions = SeatSession.objects.filter(seat__table=table, ended_at=None).select_related("seat", "player")
     by_seat = {session.seat.number: session for session in sessions}
     chips = _chips(table, {number: session.pk for number, session in by_seat.items()})
     shoe = table.shoes.filter(state=Shoe.State.IN_PLAY).first()
@@ -379,7 +379,7 @@ def _with_rating(seats: list[dict[str, Any]], by_seat: dict[int, SeatSession]) -
     carded = {number: session for number, session in by_seat.items() if session.player_id}
     # One person whichever of their merged records seats them, or holds their slip.
     people = {number: session.player.resolved() for number, session in carded.items()}
-    slips = slips_open({pk for person in people.values() for pk in player_ids(person)})
+    slips = slips_open(player_ids(*people.values())).select_related("player")
     states = {slip.player.resolved().pk: (slip.pk, slip_state(slip)) for slip in slips}
     return [_rating(seat, carded.get(seat["number"]), people, states) for seat in seats]
 

@@ -142,10 +142,9 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
 
 def _check_one_slip(duplicate: Player, into: Player) -> None:
     """One person runs one rating slip: two records each with a slip open would be two."""
-    from tables.players import player_ids
     from tables.services.rating_slips import slips_open
 
-    if slips_open(player_ids(duplicate)).exists() and slips_open(player_ids(into)).exists():
+    if slips_open(_records_of(duplicate)).exists() and slips_open(_records_of(into)).exists():
         raise PlayerError(
             f"{duplicate} and {into} each have a rating slip open: close one of them before merging."
         )
@@ -157,11 +156,12 @@ def _cash_report_merged(duplicate: Player, into: Player, by) -> None:
     the table of that day's last buy-in, as a buy-in's incident is."""
     rules = player_rules(into.casino)
     limit = rules.reporting_threshold * 100
-    kept, merged = _cash_by_day(_records_of(into)), _cash_by_day(_records_of(duplicate))
+    kept_ids, merged_ids = _records_of(into), _records_of(duplicate)
+    kept, merged = _cash_by_day(kept_ids), _cash_by_day(merged_ids)
     for day, cents in sorted(merged.items()):
         before = kept.get(day, 0)
         if before <= limit and cents <= limit < before + cents:
-            last = CashIn.objects.filter(player__in=[*_records_of(into), *_records_of(duplicate)], day=day)
+            last = CashIn.objects.filter(player__in=[*kept_ids, *merged_ids], day=day)
             table = last.select_related("session__seat__table").latest("at", "pk").session.seat.table
             incident_open(
                 kind=Incident.Kind.CASH_REPORT,

@@ -252,7 +252,8 @@ def _close(session_id: int, by) -> dict:
     playing = Hand.objects.select_for_update(no_key=True).filter(
         table=table, status__in=Hand.OPEN, sessions__has_key=str(seat)
     )
-    for hand in playing:  # at most one: a table has one open hand
+    hand = playing.first()  # a table has one open hand
+    if hand is not None:
         pairs_round_withdraw(hand=hand, seat=seat, by=by)
     # A player of a Pairs game in progress loses it by leaving: it settles before the cash-out.
     pairs_game_forfeit(session=session, by=by)

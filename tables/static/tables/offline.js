@@ -274,9 +274,8 @@
 
   document.addEventListener("htmx:sendError", goOffline);
   document.addEventListener("htmx:timeout", goOffline);
-  document.addEventListener("htmx:afterRequest", function (event) {  // a 5xx: recorded nothing
-    var xhr = event.detail.xhr;
-    if (xhr && xhr.status && window.tabletUnanswered(event)) goOffline(event);
+  document.addEventListener("htmx:afterRequest", function (event) {  // a 5xx recorded nothing (tablet.js)
+    if (event.detail.xhr && event.detail.xhr.status >= 500) goOffline(event);
   });
   document.addEventListener("click", tapped);
   // The hand screen is swapped in by htmx (a poll, a tap): draw the keypad again if steps wait.

@@ -17,7 +17,6 @@
     var xhr = event.detail.xhr;
     return !xhr || !xhr.status || xhr.status >= 500;
   }
-  window.tabletUnanswered = unanswered;  // offline.js asks it too
   htmx.config.timeout = 10000; // ms; then the dealer is told to tap again (same key: applied once)
 
   // Steppers: the buttons beside a number input move it by data-step within its min and max.

@@ -48,6 +48,7 @@ from tables.services.hands import (
     pairs_game_round,
     pairs_round_undealt,
     points_game_round,
+    reshuffle_due,
 )
 from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME, hand_players_sent
@@ -90,7 +91,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "secret": extras.get("secret"),
         "points": extras.get("points"),
         "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
-        "next": _next(due, hand, deck, playable),
+        "next": _next(due, hand, deck, playable, game),
         "shoe": _shoe(hand.shoe, deck, put_back=sum(getattr(game, "returned_tens", {}).values())),
         "recycled": [_recycled(recycle) for recycle in recycled],
         "actions": _actions(due, hand) if playable else None,
@@ -559,7 +560,14 @@ GAME_EXTRAS = {
 # What comes next
 
 
-def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, Any]:
+# What the dealer does when the rules shuffle the deck again before the next card (`reshuffle_due`).
+RESHUFFLE = {
+    Game.MONSTER: " A new round: shuffle the whole deck, burn {burn}, then deal.",
+    Game.FIVE_CARDS: " The targets are out: put the cards set aside back into the deck, shuffle, then deal.",
+}
+
+
+def _next(due, hand: Hand, deck: Recycle | None, playable: bool, game) -> dict[str, Any]:
     shoe = hand.shoe
     if due is None:
         return {"kind": "voided", "says": f"Hand {hand.number} was voided."}
@@ -568,14 +576,18 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, An
     if isinstance(due, DecisionDue):
         return {"kind": "decision", "seat": due.seat, "says": f"Seat {due.seat} to act."}
     says = _card_sentence(due)
-    if not shoe_cards_left(shoe, deck):
+    # A shuffle due before this card: a system shoe's next card is the new order's, not yet drawn.
+    reshuffle = not due.pile and reshuffle_due(hand, game, due) is not None
+    if reshuffle:
+        says += RESHUFFLE[hand.game].format(burn=shoe.burn)
+    elif not shoe_cards_left(shoe, deck):
         says += (
             f" The deck is empty: shuffle the discard pile (never a card on the table or kept for"
             f" score), burn {shoe.burn}, then deal."
         )
     # A system shoe shows the dealer the card to place; a physical shoe's order is unknown. A card
     # dealt face down is never shown, and one from the game's own pile is keyed as it is turned up.
-    shown = playable and shoe.kind == Shoe.Kind.SYSTEM and not (due.face_down or due.pile)
+    shown = playable and not reshuffle and shoe.kind == Shoe.Kind.SYSTEM and not (due.face_down or due.pile)
     place = shoe_next_system_card(shoe, deck) if shown else None
     return {
         "kind": "card",
@@ -586,6 +598,7 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool) -> dict[str, An
         "place": place,
         "face_down": due.face_down,
         "pile": due.pile,
+        "reshuffle": reshuffle,
     }
 
 

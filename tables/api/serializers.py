@@ -502,6 +502,11 @@ class ScreenNextSerializer(serializers.Serializer):
         required=False,
         help_text="card: from the game's own pile (Goblin Poker's pitched cards): key its rank.",
     )
+    reshuffle = serializers.BooleanField(
+        required=False,
+        help_text="card: the rules shuffle the deck again first (a Monster round, Five Cards' set-aside "
+        "cards); a system shoe shows no card to place until the card is asked for.",
+    )
 
 
 class ScreenShoeSerializer(serializers.Serializer):

@@ -648,13 +648,12 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
         _append_cards(hand, [_card(hand, None, rank, receiver_for(due.to, due.why), due, by, device)])
         save_fields(hand, ("seq",))
         return hand
-    if _new_monster_round(hand, game, due):
-        # Monster deals each round from the whole deck shuffled again: the shoe takes every card back.
-        shoe_recycle(shoe, hand=hand, held=[], by=by, device=device)
-        game = _engine(hand_records_again(hand))
-    elif not shoe_cards_left(shoe, shoe_deck(shoe)):
-        shoe_recycle(shoe, hand=hand, held=_not_discards(hand), by=by, device=device)
-        game = _engine(hand_records_again(hand))  # its shoe now holds the recycled deck, less the burn
+    held = reshuffle_due(hand, game, due)
+    if held is None and not shoe_cards_left(shoe, shoe_deck(shoe)):
+        held = _not_discards(hand)
+    if held is not None:
+        shoe_recycle(shoe, hand=hand, held=held, by=by, device=device)
+        game = _engine(hand_records_again(hand))  # its shoe now holds the reshuffled deck, less the burn
     rank = shoe_card_rank(shoe, rank, face_down=due.face_down)
     if rank is not None:  # a card dealt face down at a physical table is checked when revealed
         try:
@@ -669,9 +668,16 @@ def _record_card(hand_id: int, rank: int | None, by, device: str, expected_seq: 
     return hand
 
 
-def _new_monster_round(hand: Hand, game: Engine, due: CardDue) -> bool:
-    """The first card of a Monster round after the first: one shuffle (a recycle) per later round."""
-    return hand.game == Game.MONSTER and due.why == "deal" and game.rounds > 1 + len(hand.recycle_list)
+def reshuffle_due(hand: Hand, game: Engine, due: CardDue) -> list[int] | None:
+    """The ranks kept out of the deck by a shuffle the rules call for before the card `due`, or
+    None when none is due. Monster deals each round after the first from the whole deck shuffled
+    again (one recycle per later round). Five Cards shuffles the deck again once its five targets
+    are out if it set a matching card aside: those go back in, the targets stay (RULINGS)."""
+    if hand.game == Game.MONSTER and due.why == "deal" and game.rounds > 1 + len(hand.recycle_list):
+        return []
+    if hand.game == Game.FIVE_CARDS and due.why == "draw" and game.set_aside and not hand.recycle_list:
+        return list(game.targets)
+    return None
 
 
 def _deal(game: Engine, rank: int | None) -> None:

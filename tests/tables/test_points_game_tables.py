@@ -11,16 +11,17 @@ from django.db.models import Sum
 
 from casino.errors import DomainError
 from ledger.models import Posting, Transaction
+from tables.games.cards import composition
 from tables.games.rounds import WHOLE_DECK
 from tables.models import Game, Hand, Shoe
 from tables.review import hand_replay_check
-from tables.screens import table_screen
+from tables.screens import hand_screen, table_screen
 from tables.services import hand_settle, hand_start, shoe_start
 from tables.services.engine import seat_keyed
 from tables.services.hands import HandError, points_game_round
-from tables.services.shoes import ShoeError
+from tables.services.shoes import ShoeError, shoe_commitment
 
-from .conftest import key, open_table, seat
+from .conftest import card, key, open_table, seat
 from .dealer import Dealer
 
 pytestmark = pytest.mark.django_db
@@ -151,3 +152,63 @@ def test_a_new_game_s_first_starter_is_drawn_at_random_and_recorded(pit, pete, d
         Hand.objects.filter(pk=hand.pk).delete()
 
     assert starters == set(range(1, PLAYERS[game] + 1))
+
+
+def targets_of(order: list[int]) -> tuple[list[int], list[int]]:
+    """Five Cards' setup from a deck's order: the five unmatched targets and the cards set aside."""
+    targets, set_aside = [], []
+    for rank in order:
+        (set_aside if rank in targets else targets).append(rank)
+        if len(targets) == 5:
+            return targets, set_aside
+    raise AssertionError("a deck always holds five ranks")
+
+
+def test_five_cards_shuffles_the_set_aside_cards_back_into_the_deck_at_a_system_shoe(pit, pete, dana):
+    # The booklet: "If you had to discard any cards on the deal, reshuffle the deck" (RULINGS: the
+    # set-aside cards go back in first). A system shoe dealt on from its first order would never
+    # deal them again.
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    for _ in range(50):  # most shuffles set a card aside; shuffle again until one does
+        shoe = table.shoes.get(state=Shoe.State.IN_PLAY)
+        targets, set_aside = targets_of(shoe.order)
+        if set_aside:
+            break
+        shoe_start(table=table, decks=1, kind=Shoe.Kind.SYSTEM, burn=0, by=dana, reason="Again", key=key())
+    dealer = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(5))
+    for _ in range(5 + len(set_aside)):
+        dealer.card(dealer.mirror.next)
+    assert not dealer.hand.recycle_list
+
+    screen = hand_screen(dealer.hand)  # the first draw: the tablet shows no card of the old order to place
+    assert screen["next"]["place"] is None and "put the cards set aside back" in screen["next"]["says"]
+    dealer.card(dealer.mirror.next)
+
+    hand = dealer.hand
+    (recycle,) = hand.recycle_list
+    expected = list(composition(1))
+    for rank in targets:
+        expected[rank] -= 1
+    assert recycle.ranks == expected and recycle.burned == 0  # every card back in but the targets
+    assert shoe_commitment(recycle.order, recycle.salt) == recycle.commitment
+    assert hand.card_list[-1].rank == recycle.order[0]  # the draw is the new order's first card
+    hand = dealer.play()
+    hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+
+
+def test_five_cards_records_the_dealer_s_reshuffle_at_a_physical_shoe(pit, pete, dana):
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in (1, 2, 2, 3, 4, 5):  # the second 2 is set aside
+        hand = card(hand, rank, dana)
+    assert "put the cards set aside back" in hand_screen(hand)["next"]["says"]
+
+    hand = card(hand, 2, dana)  # the set-aside 2, shuffled back in, drawn at once
+
+    assert [recycle.ranks[2] for recycle in hand.recycle_list] == [1]
+    assert hand.card_list[-1].rank == 2

@@ -552,6 +552,7 @@ def test_the_hand_screen_costs_the_same_queries_however_long_the_hand(
         "place": None,
         "face_down": False,
         "pile": False,
+        "reshuffle": False,
     }
     assert [s["cards"][0]["rank"] for s in screen["seats"]] == [5, 6, 2] and screen["dealer"] == [9]
 

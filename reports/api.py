@@ -26,6 +26,7 @@ from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import casino_records_seen, reports_seen
 from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
 from reports.services.master_game import adjustments_of
+from tables.api.serializers import RequestSerializer
 from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
 from tables.models import Casino
 from tables.services import SignatureGiven
@@ -80,7 +81,7 @@ class ReportSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class StartSerializer(serializers.Serializer):
+class StartSerializer(RequestSerializer):
     kind = serializers.CharField(help_text="house_edge, statistics, reconciliation or master_game")
     params = serializers.DictField(
         help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
@@ -142,7 +143,7 @@ class DayCloseSerializer(serializers.ModelSerializer):
         return adjustments_of(close.casino_id, close.day)
 
 
-class CloseDaySerializer(serializers.Serializer):
+class CloseDaySerializer(RequestSerializer):
     casino = serializers.IntegerField()
     day = serializers.DateField(help_text="The gaming day (YYYY-MM-DD).")
     secret = serializers.CharField(
@@ -154,7 +155,7 @@ class CloseDaySerializer(serializers.Serializer):
     )
 
 
-class AdjustDaySerializer(serializers.Serializer):
+class AdjustDaySerializer(RequestSerializer):
     casino = serializers.IntegerField()
     day = serializers.DateField(help_text="The closed gaming day (YYYY-MM-DD).")
 

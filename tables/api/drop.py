@@ -34,17 +34,17 @@ from tables.services.incidents import FINDINGS_MAX_LENGTH, incidents_to_acknowle
 
 from .parsers import JSONParser
 from .permissions import SupervisesTheTable
-from .serializers import MAX_BIGINT
+from .serializers import MAX_BIGINT, NoBodySerializer, RequestSerializer
 from .views import CHANGE_HEADERS, CHANGE_REFUSALS, READ_REFUSALS, device, idempotency_key, parsed
 
 # Requests
 
 
-class DropAttachSerializer(serializers.Serializer):
+class DropAttachSerializer(RequestSerializer):
     table = serializers.IntegerField(min_value=1, max_value=MAX_BIGINT, help_text="An open table of yours.")
 
 
-class DropCountSerializer(serializers.Serializer):
+class DropCountSerializer(RequestSerializer):
     denominations = serializers.DictField(
         child=serializers.IntegerField(min_value=0, max_value=MAX_AMOUNT),
         allow_empty=True,
@@ -52,7 +52,7 @@ class DropCountSerializer(serializers.Serializer):
     )
 
 
-class AcknowledgeSerializer(serializers.Serializer):
+class AcknowledgeSerializer(RequestSerializer):
     findings = serializers.CharField(max_length=FINDINGS_MAX_LENGTH, help_text="What the pit found.")
 
 
@@ -180,6 +180,7 @@ class DropBoxViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVi
     @action(detail=True, methods=["post"])
     def remove(self, request, pk=None):
         box, key = self.get_object(), idempotency_key(request)
+        parsed(NoBodySerializer, request)
         drop_box_remove(box=box, by=request.user, device=device(request), key=key)
         return box_body(box)
 
@@ -192,6 +193,7 @@ class DropBoxViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVi
     @action(detail=True, methods=["post"])
     def deliver(self, request, pk=None):
         box, key = self.get_object(), idempotency_key(request)
+        parsed(NoBodySerializer, request)
         drop_box_deliver(box=box, by=request.user, device=device(request), key=key)
         return box_body(box)
 

@@ -24,10 +24,11 @@ from tables.services.rating_slips import (
     slip_state,
 )
 
+from .serializers import NoBodySerializer, RequestSerializer
 from .views import CHANGE_HEADERS, CHANGE_REFUSALS, READ_REFUSALS, TableAPI, device, idempotency_key, parsed
 
 
-class SessionSerializer(serializers.Serializer):
+class SessionSerializer(RequestSerializer):
     session = serializers.IntegerField(min_value=1, help_text="The player's open seat session.")
 
 
@@ -140,6 +141,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         )
 
     def _step(self, service, request):
+        parsed(NoBodySerializer, request)
         slip = service(
             slip=self.get_object(), by=request.user, device=device(request), key=idempotency_key(request)
         )

@@ -1,12 +1,15 @@
 """What the API accepts and what it answers.
 
 Request serializers check the shape of what was sent (a field-level 400 names
-the field); whether the rules allow it is the services' call. Response
+the field, and a field they do not know is refused the same way:
+`RequestSerializer`); whether the rules allow it is the services' call. Response
 serializers render records; none of them writes.
 """
 
 import re
+from collections.abc import Mapping
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -36,10 +39,61 @@ RANK = {
     "error_messages": {"min_value": f"{RANK_RANGE}.", "max_value": f"{RANK_RANGE}."},
 }
 
+# Not a field of any request: Django's CSRF token, which a form post (the browsable API's) carries in
+# its body as the tablet carries it in a header.
+TRANSPORT_FIELDS = frozenset({"csrfmiddlewaretoken"})
+
 # Requests
 
 
-class IdentificationSerializer(serializers.Serializer):
+class RequestSerializer(serializers.Serializer):
+    """A request's body, the base of every one the API reads: a field it does not know is refused
+    (400 naming it) with the fields it does, never dropped. A misspelt field (`{"amout": 500}`)
+    used to answer 200 as if it had been sent right, and the value meant was lost. The refusal
+    comes with the body's other mistakes, before any service runs, so nothing is written and no
+    idempotency key is claimed: a retry that sends the field again is refused again. A change that
+    takes no body reads it with `NoBodySerializer`."""
+
+    unknown_field = "Not a field of this request; the fields are {fields}."
+
+    def to_internal_value(self, data):
+        refused = self.unknown_fields(data)
+        if not refused:
+            return super().to_internal_value(data)
+        try:
+            super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            refused = {**error.detail, **refused}  # one answer names every mistake
+        raise serializers.ValidationError(refused)
+
+    def unknown_fields(self, data) -> dict[str, list[str]]:
+        if not isinstance(data, Mapping):
+            return {}  # DRF refuses a body that is no object, naming what it is
+        fields = [name for name, field in self.fields.items() if not field.read_only]
+        said = self.unknown_field.format(fields=", ".join(fields))
+        return dict.fromkeys(sorted(set(data) - set(fields) - TRANSPORT_FIELDS), [said])
+
+
+class RequestSchema(OpenApiSerializerExtension):
+    """The schema says what `RequestSerializer` does: a request's body takes only the fields it
+    documents (`additionalProperties: false`), so a client or a fuzzer generated from it knows."""
+
+    target_class = RequestSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        return {**schema, "additionalProperties": False}
+
+
+class NoBodySerializer(RequestSerializer):
+    """The body of a change that takes none (a cash-out, a retire): any field sent is refused, as a
+    cash-out sent `{"amount": 50}` would otherwise cash out every chip without a word."""
+
+    unknown_field = "This request takes no fields."
+
+
+class IdentificationSerializer(RequestSerializer):
     type = serializers.CharField(max_length=40)
     number = serializers.CharField(max_length=60)
     issuer = serializers.CharField(max_length=60)
@@ -51,7 +105,7 @@ class IdentificationSerializer(serializers.Serializer):
 IDENTIFICATION_HELP = "Asked for when the buy-in takes the player past the casino's reporting threshold."
 
 
-class SeatOpenSerializer(serializers.Serializer):
+class SeatOpenSerializer(RequestSerializer):
     seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
     buy_in = serializers.IntegerField(**AMOUNT, help_text="Chips given, in units.")
     player = serializers.IntegerField(required=False, help_text="A player record's id.")
@@ -62,12 +116,12 @@ class SeatOpenSerializer(serializers.Serializer):
     identification = IdentificationSerializer(required=False, help_text=IDENTIFICATION_HELP)
 
 
-class BuyInSerializer(serializers.Serializer):
+class BuyInSerializer(RequestSerializer):
     amount = serializers.IntegerField(**AMOUNT, help_text="More chips for the seated player, in units.")
     identification = IdentificationSerializer(required=False, help_text=IDENTIFICATION_HELP)
 
 
-class ShoeStartSerializer(serializers.Serializer):
+class ShoeStartSerializer(RequestSerializer):
     decks = serializers.IntegerField(min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = serializers.ChoiceField(choices=Shoe.Kind.choices, default=Shoe.Kind.PHYSICAL)
     burn = serializers.IntegerField(min_value=0, max_value=MAX_BURN, default=DEFAULT_BURN)
@@ -76,7 +130,7 @@ class ShoeStartSerializer(serializers.Serializer):
     )
 
 
-class HandStartSerializer(serializers.Serializer):
+class HandStartSerializer(RequestSerializer):
     bets = serializers.DictField(
         child=serializers.IntegerField(**AMOUNT),
         default=dict,
@@ -95,7 +149,7 @@ class HandStartSerializer(serializers.Serializer):
         return {int(seat): bet for seat, bet in bets.items()}
 
 
-class TableSettingsSerializer(serializers.Serializer):
+class TableSettingsSerializer(RequestSerializer):
     """The settings to change; a field left out stays as it is. The service judges the values."""
 
     game = serializers.ChoiceField(choices=Game.choices, required=False)
@@ -108,17 +162,11 @@ class TableSettingsSerializer(serializers.Serializer):
     chip_unit_cents = serializers.IntegerField(min_value=0, max_value=MAX_SETTING, required=False)
     reason = serializers.CharField(max_length=500, help_text="Why: kept in the audit log with the change.")
 
-    def validate(self, data: dict) -> dict:
-        # Only the fields sent change, so a name that is no setting ("maxbet") changed nothing and
-        # answered 200 as if it had.
-        unknown = sorted(set(self.initial_data) - set(self.fields))
-        if unknown:
-            said = f"Not a table setting; the settings are {', '.join(self.fields)}."
-            raise serializers.ValidationError(dict.fromkeys(unknown, [said]))
-        return data
+    # Only the fields sent change, so a name that is no setting ("maxbet") would change nothing.
+    unknown_field = "Not a table setting; the settings are {fields}."
 
 
-class ExpectedSeqSerializer(serializers.Serializer):
+class ExpectedSeqSerializer(RequestSerializer):
     expected_seq = serializers.IntegerField(
         min_value=0, help_text="The hand's `seq` as the sender last saw it; any other value is a 409."
     )
@@ -133,7 +181,7 @@ class CardSerializer(ExpectedSeqSerializer):
     )
 
 
-class TableCardSerializer(serializers.Serializer):
+class TableCardSerializer(RequestSerializer):
     rank = serializers.IntegerField(**RANK)
     expected_seq = serializers.IntegerField(
         min_value=0,
@@ -219,11 +267,11 @@ class ApprovalFilter(serializers.Serializer):
     )
 
 
-class ApprovalWithdrawSerializer(serializers.Serializer):
+class ApprovalWithdrawSerializer(RequestSerializer):
     reason = serializers.CharField(max_length=500, help_text="Why the request is taken back.")
 
 
-class ApprovalDecisionSerializer(serializers.Serializer):
+class ApprovalDecisionSerializer(RequestSerializer):
     reason = serializers.CharField(
         max_length=500, allow_blank=True, default="", help_text="Required to reject; optional to approve."
     )
@@ -255,7 +303,7 @@ class ZonedDateTimeField(serializers.DateTimeField):
     }
 
 
-class ShiftTimeSerializer(serializers.Serializer):
+class ShiftTimeSerializer(RequestSerializer):
     at = ZonedDateTimeField(
         required=False,
         default=None,

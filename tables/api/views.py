@@ -352,6 +352,7 @@ class SeatSessionViewSet(TableAPI, mixins.RetrieveModelMixin):
     @action(detail=True, methods=["post"], url_path="cash-out")
     def cash_out(self, request, pk=None):
         session, key = self.get_object(), idempotency_key(request)
+        parsed(s.NoBodySerializer, request)
         return Response(session_body(seat_close(session=session, by=request.user, key=key)))
 
 
@@ -371,6 +372,7 @@ class ShoeViewSet(TableAPI, mixins.RetrieveModelMixin):
     @action(detail=True, methods=["post"])
     def retire(self, request, pk=None):
         shoe, key = self.get_object(), idempotency_key(request)
+        parsed(s.NoBodySerializer, request)
         return Response(s.ShoeSerializer(shoe_retire(shoe=shoe, by=request.user, key=key)).data)
 
 

@@ -72,16 +72,16 @@ def test_counts_that_differ_answer_recount(closed, as_pete, as_pam):
 
 
 @pytest.mark.parametrize(
-    ("step", "sentence"),
+    ("step", "body", "sentence"),
     [
-        ("deliver/", "removed before it is delivered"),
-        ("counts/", "has not been delivered to the count room"),
+        ("deliver/", None, "removed before it is delivered"),
+        ("counts/", {"denominations": NOTES}, "has not been delivered to the count room"),
     ],
 )
-def test_custody_out_of_order_is_refused_and_writes_nothing(closed, as_pete, step, sentence):
+def test_custody_out_of_order_is_refused_and_writes_nothing(closed, as_pete, step, body, sentence):
     before = records()
 
-    answer = as_pete.change(f"/api/drop-boxes/{closed.pk}/{step}", {"denominations": NOTES})
+    answer = as_pete.change(f"/api/drop-boxes/{closed.pk}/{step}", body)
 
     assert answer.status_code == 400 and sentence in answer.json()["detail"]
     assert records() == before

@@ -27,9 +27,11 @@ def card(client, hand: dict, rank, **headers):
     )
 
 
-def decide(client, hand: dict, move: str, **extra):
+def decide(client, hand: dict, move: str, headers: dict | None = None, **extra):
     return client.change(
-        f"/api/hands/{hand['hand']}/decisions/", {"move": move, "expected_seq": hand["seq"], **extra}
+        f"/api/hands/{hand['hand']}/decisions/",
+        {"move": move, "expected_seq": hand["seq"], **extra},
+        **(headers or {}),
     )
 
 
@@ -54,7 +56,7 @@ def test_a_rocket_hand_is_played_and_settled_through_the_api(as_dana, rocket, da
     # when she gets a 5, the dealer a 9, she hits a 4 and the dealer pairs his 9s
     for step in [5, 9, "hit", 4, 9]:
         if step == "hit":
-            response = decide(as_dana, hand, "hit", HTTP_X_DEVICE="tablet-1")
+            response = decide(as_dana, hand, "hit", {"HTTP_X_DEVICE": "tablet-1"})
         else:
             response = card(as_dana, hand, step, HTTP_X_DEVICE="tablet-1")
         assert response.status_code == 201, response.json()
@@ -73,7 +75,8 @@ def test_a_rocket_hand_is_played_and_settled_through_the_api(as_dana, rocket, da
     cards = CardEvent.objects.filter(hand_id=hand["hand"]).order_by("seq")
     assert [(c.rank, c.receiver) for c in cards] == [(5, "seat"), (9, "dealer"), (4, "seat"), (9, "dealer")]
     assert {(c.keyed_by, c.device) for c in cards} == {(dana, "tablet-1")}
-    assert Decision.objects.get(hand_id=hand["hand"]).action == ["hit"]
+    decision = Decision.objects.get(hand_id=hand["hand"])
+    assert (decision.action, decision.device) == (["hit"], "tablet-1")
     assert Transaction.objects.filter(hand_id=hand["hand"], kind="settlement").count() == 1
 
 

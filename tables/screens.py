@@ -39,6 +39,7 @@ from tables.models import (
     Table,
 )
 from tables.players import player_ids
+from tables.services.approvals import MONEY_ON_A_SLIP
 from tables.services.card_corrections import hand_correctable_card
 from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
@@ -140,6 +141,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "collection": _collection_note(table),
         "shoe_note": _shoe_note(shoe),
         "is_open": table_is_open(table),
+        "tray_requests": _tray_requests(table),
     }
 
 
@@ -749,6 +751,15 @@ def _party_name(party, names: dict[int, str]) -> str:
     if isinstance(party, int):
         return f"Seat {party}" + (f" ({names[party]})" if names.get(party) else "")
     return PARTY_NAMES.get(party, str(party))
+
+
+def _tray_requests(table: Table) -> list[dict[str, Any]]:
+    """The table's fills and credits waiting for the pit: shown at the table, so the dealer who asked
+    one by mistake can take it back (`approval_withdraw`) instead of waiting for the pit to refuse it."""
+    waiting = table.approval_requests.filter(
+        kind__in=MONEY_ON_A_SLIP, status=ApprovalRequest.Status.PENDING
+    ).order_by("requested_at", "pk")
+    return [_approval(request) for request in waiting]
 
 
 def _approval(request: ApprovalRequest) -> dict[str, Any]:

@@ -19,6 +19,11 @@ urlpatterns = [
     path("<int:table_id>/shoe/", views.shoe_start_view, name="shoe_start"),
     path("<int:table_id>/shoe/retire/", views.shoe_retire_view, name="shoe_retire"),
     path("<int:table_id>/hands/", views.hand_start_view, name="hand_start"),
+    path(
+        "<int:table_id>/requests/<int:request_id>/withdraw/",
+        views.tray_request_withdraw_view,
+        name="tray_request_withdraw",
+    ),
     path("hands/<int:hand_id>/", views.hand_page, name="hand"),
     path("hands/<int:hand_id>/poll/", views.hand_poll, name="hand_poll"),
     path("hands/<int:hand_id>/card/", views.hand_card_view, name="hand_card"),

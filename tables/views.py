@@ -41,6 +41,7 @@ from tables.services import (
     shoe_retire,
     shoe_start,
 )
+from tables.services.approvals import MONEY_ON_A_SLIP
 from tables.services.offline import QueueOutcome, hand_queue_apply
 from tables.services.rating_slips import (
     rating_slip_close,
@@ -154,6 +155,18 @@ SLIP = Pages(
     check=lambda user, slip: check_deal(user, slip_table(slip)),
     refused=refused,
     failed=lambda request, slip, error, form: table_failed(request, slip_table(slip), error, form),
+)
+TRAY_REQUEST = Pages(
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(
+            ApprovalRequest.objects.filter(kind__in=MONEY_ON_A_SLIP).select_related("table"), user
+        ),
+        pk="request_id",
+        table_id="table_id",
+    ),
+    check=lambda user, asked: check_deal(user, asked.table),
+    refused=refused,
+    failed=lambda request, asked, error, form: table_failed(request, asked.table, error, form),
 )
 HAND = Pages(
     fetch=fetch_seen(lambda user: at_tables_seen(Hand.objects.select_related("table"), user), pk="hand_id"),
@@ -277,6 +290,23 @@ def hand_start_view(request: HttpRequest, table: Table, form) -> Hand:
     data = form.cleaned_data
     return hand_start(
         table=table, bets=data["bets"] or None, by=request.user, device=device(request), key=data["key"]
+    )
+
+
+def tray_request_withdrawn(request: HttpRequest, withdrawn: ApprovalRequest) -> HttpResponse:
+    return table_answer(request, withdrawn.table)
+
+
+@TRAY_REQUEST.action(WithdrawForm, done=tray_request_withdrawn)
+def tray_request_withdraw_view(request: HttpRequest, asked: ApprovalRequest, form) -> ApprovalRequest:
+    """The dealer takes back a fill or credit asked by mistake (a wrong amount or chip), with a reason;
+    the service refuses anyone but the one who asked, and a request the pit has already decided."""
+    return approval_withdraw(
+        request=asked,
+        by=request.user,
+        reason=form.cleaned_data["reason"],
+        device=device(request),
+        key=form.cleaned_data["key"],
     )
 
 

@@ -154,3 +154,28 @@ def test_a_hand_review_shows_the_replay_matches(tablet, pit_floor, people, scree
     expect(page.locator(".step-decision")).to_have_count(2)
     expect(page.locator(".step-card")).to_have_count(5)
     screenshot(page, "pit-hand")
+
+
+def test_a_fill_asked_by_mistake_is_withdrawn_at_the_table_and_leaves_the_queue(tablet, pit_floor):
+    rocket = pit_floor["rocket"]
+    at_table = tablet("dana")
+    at_table.goto(f"/tablet/{rocket.pk}/")
+    at_table.get_by_role("link", name="Fill or credit").click()
+    at_table.get_by_label("Fill: chips from the cage").check()
+    at_table.locator("input[name=chip_25]").fill("4")
+    at_table.locator("input[name=secret]").fill("dana-password")
+    at_table.get_by_role("button", name="Sign and send to the pit").click()
+    at_table.get_by_role("link", name="Back to the table").click()
+
+    waiting = at_table.locator("section.tray-request")
+    expect(waiting).to_contain_text("Fill of 100 units asked for: it waits for the pit.")
+    waiting.get_by_text("Withdraw", exact=True).click()
+    waiting.locator("input[name=reason]").fill("Wrong chips: meant 5s.")
+    waiting.get_by_role("button", name="Withdraw the fill of 100").click()
+
+    expect(at_table.locator("section.tray-request")).to_have_count(0)
+    pit = tablet("pete")
+    pit.goto("/pit/approvals/")
+    expect(pit.locator(".note")).to_have_text("Nothing waits for approval.")
+    expect(pit.locator("table")).to_contain_text("Withdrawn by the one who asked: Wrong chips: meant 5s.")
+    assert tray(rocket) == TRAY_OPENING

@@ -104,6 +104,7 @@ FORMS = {
     ),
     "tray": ("dana", "/pit/tables/{t}/tray/", ["move", *CHIPS, "secret"]),
     "approval decide": ("pete", "/pit/approvals/{a}/", ["decision", "reason", "secret"]),
+    "fill withdraw": ("dana", "/tablet/{t}/requests/{a}/withdraw/", ["reason"]),
 }
 
 

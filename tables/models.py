@@ -80,7 +80,7 @@ LIMITS = ("min_bet", "max_bet", "payout_approval_threshold", "chip_unit_cents")
 
 class Table(models.Model):
     """A table of a pit. Created and changed only through `tables.services.settings` (the pit's
-    settings page, the API, the admin), which checks and audits every change."""
+    new-table and settings pages, the API, the admin), which checks and audits every change."""
 
     pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables", db_index=False)
     name = models.CharField(max_length=100)

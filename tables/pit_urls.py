@@ -10,6 +10,7 @@ app_name = "pit"
 urlpatterns = [
     path("", pit.floor_page, name="floor"),
     path("poll/", pit.floor_poll, name="poll"),
+    path("tables/new/", pit.table_new, name="table_new"),
     path("tables/<int:table_id>/", pit.table_page, name="table"),
     path("tables/<int:table_id>/count/", pit.count_page, name="count_form"),
     path("tables/<int:table_id>/tray/", pit.tray_page, name="tray"),

@@ -93,6 +93,15 @@ class SettingsForm(KeyedForm):
         return {name: data[name] for name in SETTINGS}
 
 
+class TableNewForm(SettingsForm):
+    """A new table: its pit (one the pit manager is on shift in), its name and every setting, which
+    `table_create` judges as it judges a change; the note is kept in the audit log."""
+
+    pit = forms.IntegerField(label="Pit", min_value=1)
+    name = forms.CharField(label="Name", max_length=100)  # Table.name's column
+    reason = forms.CharField(label="Note for the audit log", max_length=500, required=False)
+
+
 NOTE_VALUES = (1, 5, 10, 20, 50, 100)  # the cash in a drop box, by note or coin value in units
 
 

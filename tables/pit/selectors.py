@@ -15,7 +15,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from ledger.models import Account, Posting, Transaction
 from reports.periods import day_start, today
 from tables.games import IllegalAction
-from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Recycle, Shift, Table, TableCount
+from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Pit, Recycle, Shift, Table, TableCount
 from tables.selectors import open_shifts, supervised_pits, tables_visible_to
 from tables.services.engine import UNREVEALED, replay
 
@@ -32,6 +32,11 @@ def shift_began(user) -> datetime:
     if shift is not None:
         return shift.started_at
     return day_start(today())
+
+
+def pits_supervised_by(user) -> QuerySet[Pit]:
+    """The pits `user` runs now (a pit manager's open shifts): the ones they may add a table to."""
+    return Pit.objects.filter(pk__in=supervised_pits(user)).select_related("casino").order_by("name", "pk")
 
 
 def pit_floor(user) -> dict:

@@ -1,5 +1,5 @@
-"""The pit's pages: the pit, a table's history, the approval queue, blind table counts, fill and
-credit requests, the hand review, the slips report and the ratings.
+"""The pit's pages: the pit, a new table, a table's history, the approval queue, blind table
+counts, fill and credit requests, the hand review, the slips report and the ratings.
 
 Every view goes through `casino.web.Pages`: it fetches the object, checks who may use the page, and
 for a form parses it, calls one service and answers with what the service returned. A table, count,
@@ -48,6 +48,7 @@ from tables.services import (
     fill_request,
     slips_report,
     table_count,
+    table_create,
     table_is_open,
     table_settings_change,
 )
@@ -55,7 +56,7 @@ from tables.services.back_entry import hand_back_enter
 from tables.services.incidents import incidents_to_acknowledge
 
 from . import presenters, selectors
-from .forms import BackEntryForm, CountForm, DecideForm, SettingsForm, TrayForm, WithdrawForm
+from .forms import BackEntryForm, CountForm, DecideForm, SettingsForm, TableNewForm, TrayForm, WithdrawForm
 
 # Permissions: each raises NotAllowed, which the pages answer with the 403 page.
 
@@ -78,6 +79,11 @@ def check_supervise(user, approval: ApprovalRequest) -> None:
 def may_change_settings(user, table: Table) -> bool:
     """An administrator, or a pit manager on shift in the table's pit (`table_settings_change`)."""
     return user.is_superuser or user_can_supervise(user, table)
+
+
+def check_create_table(user, _=None) -> None:
+    if not selectors.pits_supervised_by(user).exists():
+        raise NotAllowed("Only a pit manager on shift in a pit adds a table to it.")
 
 
 def check_settings(user, table: Table) -> None:
@@ -105,7 +111,8 @@ TABLE = Pages(fetch=fetch_seen(tables_visible_to, pk="table_id"), check=check_de
 def floor_page(request: HttpRequest, _) -> HttpResponse:
     floor = presenters.floor_shown(selectors.pit_floor(request.user))
     incidents = incidents_to_acknowledge(request.user).count()  # count incidents wait for findings
-    return render_floor(request, floor, "pit/floor.html", incidents=incidents)
+    adds = selectors.pits_supervised_by(request.user).exists()
+    return render_floor(request, floor, "pit/floor.html", incidents=incidents, can_add_table=adds)
 
 
 @PIT.page()
@@ -340,6 +347,67 @@ def settings_page(request: HttpRequest, table: Table, form) -> Table:
         reason=form.cleaned_data["reason"],
         device=device(request),
         key=form.cleaned_data["key"],
+    )
+
+
+# A new table
+
+
+# What the new-table form starts from: the demo's Rocket 1 (casino/demo.py), whose threshold is
+# reachable (`largest_payout`: Rocket pays at most its maximum bet); another game may need another.
+NEW_TABLE = {
+    "game": Game.ROCKET,
+    "min_bet": 10,
+    "max_bet": 500,
+    "payout_approval_threshold": 250,
+    "chip_unit_cents": Table._meta.get_field("chip_unit_cents").default,
+}
+
+
+def render_new_table(request, _=None, form=None, *, error: str = "", status: int = 200) -> HttpResponse:
+    """The new-table form: the defaults, or what was typed with the refusal's sentence."""
+    pits = selectors.pits_supervised_by(request.user)
+    default = {**NEW_TABLE, "pit": pits[0].pk if pits else ""}
+    context = {
+        "pits": pits,
+        "shown": form.data if form is not None else default,
+        "games": Table._meta.get_field("game").choices,
+        "error": error,
+    }
+    return page(request, "pit/table_new.html", context, status=status)
+
+
+def new_table_failed(request, _, error: DomainError, form) -> HttpResponse:
+    return render_new_table(request, None, form, error=error.message, status=error.status)
+
+
+def table_created(request: HttpRequest, table: Table) -> HttpResponse:
+    says = f"{table} is added to {table.pit}, closed: open it with a signed opening count."
+    messages.success(request, says)
+    return redirect("pit:table", table.pk)
+
+
+@PIT.action(
+    TableNewForm,
+    check=check_create_table,
+    show=render_new_table,
+    failed=new_table_failed,
+    done=table_created,
+)
+def table_new(request: HttpRequest, _, form) -> Table:
+    """The same `table_create` the admin calls, so the same checks and the same audit event."""
+    data = form.cleaned_data
+    pit = selectors.pits_supervised_by(request.user).filter(pk=data["pit"]).first()
+    if pit is None:
+        raise DomainError("Pit: choose a pit you are on shift in; only its tables are yours to add.")
+    return table_create(
+        pit=pit,
+        name=data["name"],
+        **form.settings(),
+        by=request.user,
+        reason=data["reason"],
+        device=device(request),
+        key=data["key"],
     )
 
 

@@ -1,9 +1,10 @@
 """A table's settings: its game, limits, house-rule options, payout threshold and chip value.
 
-Tables and pits are created, and a table's settings changed, only here (the pit's settings page,
-the API and the admin all call these). Who: an administrator (superuser) anywhere, or a pit manager
-on shift in the table's pit. Every check runs before anything is written, under the table's row
-lock (the first lock of the documented order, docs/records.md), and a refusal writes nothing:
+Tables and pits are created, and a table's settings changed, only here (the pit's new-table and
+settings pages, the API and the admin all call these). Who: an administrator (superuser) anywhere,
+or a pit manager on shift in the table's pit. Every check runs before anything is written, under
+the table's row lock (the first lock of the documented order, docs/records.md), and a refusal
+writes nothing:
 
 - the game cannot change while a player is seated (an open seat session) or a shoe is in play
   (RULINGS.md "Tables, seats and games": a live Rocket table never turns into Blackstone);

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from casino.roles import DEALER
+from casino.roles import DEALER, PIT_MANAGER
 from ledger.models import Account
 from ledger.services import account_get
 from tables.models import ApprovalRequest, Game, TableCount
@@ -179,3 +179,30 @@ def test_a_fill_asked_by_mistake_is_withdrawn_at_the_table_and_leaves_the_queue(
     expect(pit.locator(".note")).to_have_text("Nothing waits for approval.")
     expect(pit.locator("table")).to_contain_text("Withdrawn by the one who asked: Wrong chips: meant 5s.")
     assert tray(rocket) == TRAY_OPENING
+
+
+def test_pete_adds_a_table_from_the_pit_and_opens_it_with_a_count(tablet, pit_floor, people):
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=pit_floor["rocket"].pit, by=pam)  # the count's witness
+    page = tablet("pete")
+    page.goto("/pit/")
+    page.get_by_role("link", name="New table").click()
+    page.locator("input[name=name]").fill("Rocket 3")
+    page.locator("input[name=max_bet]").fill("505")
+    page.get_by_role("button", name="Add the table").click()
+    expect(page.locator(".banner.error")).to_contain_text("Rocket limits must be multiples of 10 units")
+    expect(page.locator("input[name=name]")).to_have_value("Rocket 3")  # kept as typed
+
+    page.locator("input[name=max_bet]").fill("500")
+    page.get_by_role("button", name="Add the table").click()
+    added = page.locator(".banner.success")
+    expect(added).to_contain_text("Rocket 3 is added to Test Casino / Pit 1, closed")
+    page.get_by_role("link", name="Count the tray").click()
+    page.locator("input[name=counter_secret]").fill("pete-password")
+    page.locator("input[name=witness]").fill("pam")
+    page.locator("input[name=witness_secret]").fill("pam-password")
+    page.get_by_role("button", name=re.compile("^Sign the")).click()
+    page.wait_for_url(re.compile(r"/pit/counts/\d+/$"))
+
+    page.goto("/pit/")
+    expect(table_card(page, "Rocket 3").locator(".badge")).to_have_text("Open")

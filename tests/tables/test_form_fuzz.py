@@ -50,6 +50,7 @@ ODD = st.one_of(
     st.text(max_size=24),
 )
 CHIPS = [f"chip_{value}" for value in (1, 5, 25, 100, 500, 1000)]
+FRESH, CURRENT, PIT = "<fresh key>", "<the hand's step>", "<Rocket 1's pit>"
 # Values a field would take on a good day, so that many posts get past the form to the service.
 DIGITS = [str(n) for n in range(11)]
 PLAUSIBLE = {
@@ -74,13 +75,20 @@ PLAUSIBLE = {
     "witness_secret": ["pete-password", "wrong"],
     "decision": ["approve", "reject"],
     "step": ["pause", "resume", "close"],
+    "pit": [PIT],
+    "name": ["Rocket 3", "Rocket 1", ""],
+    "game": ["rocket", "blackstone", "pairs"],
+    "min_bet": ["1", "10", "600"],
+    "max_bet": ["500", "505"],
+    "payout_approval_threshold": ["0", "250", "500"],
+    "chip_unit_cents": ["100", "0"],
+    "options": ["", "{}", '{"start": "button"}', '{"ante": 99999999999}'],
     **{chips: ["0", "4", "40", str(MAX_AMOUNT)] for chips in CHIPS},
     **{bet: ["10", "20", "15", "500", "510"] for bet in ("bet_1", "bet_2", "bet_0", "bet_x", "bet_99")},
 }
-FRESH, CURRENT = "<fresh key>", "<the hand's step>"
 
 # Each form: who posts it, its address and its fields (`{t}` the table, `{s}` the seat session,
-# `{h}` the hand, `{a}` the pending fill, `{r}` Lee's rating slip).
+# `{h}` the hand, `{a}` the pending fill, `{r}` Lee's rating slip; a `pit` field names Rocket 1's pit).
 FORMS = {
     "seat open": ("dana", "/tablet/{t}/seats/", ["seat", "buy_in", "player_name"]),
     "buy-in": ("dana", "/tablet/{t}/seats/{s}/buy/", ["amount"]),
@@ -105,6 +113,12 @@ FORMS = {
     "tray": ("dana", "/pit/tables/{t}/tray/", ["move", *CHIPS, "secret"]),
     "approval decide": ("pete", "/pit/approvals/{a}/", ["decision", "reason", "secret"]),
     "fill withdraw": ("dana", "/tablet/{t}/requests/{a}/withdraw/", ["reason"]),
+    "new table": (
+        "pete",
+        "/pit/tables/new/",
+        ["pit", "name", "game", "min_bet", "max_bet", "payout_approval_threshold", "chip_unit_cents"]
+        + ["options", "reason"],
+    ),
 }
 
 
@@ -121,7 +135,8 @@ def live_floor(rocket, dana, pete):
     at_three = seat_open(table=rocket, seat=3, buy_in=200, player=lee, by=dana, key=key())
     slip = rating_slip_start(session=at_three, by=dana, key=key())
     fill = fill_request(table=rocket, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
-    return {"t": rocket.pk, "s": bo.pk, "h": hand.pk, "a": fill.pk, "r": slip.pk, "dana": dana, "pete": pete}
+    ids = {"t": rocket.pk, "p": rocket.pit_id, "s": bo.pk, "h": hand.pk, "a": fill.pk, "r": slip.pk}
+    return {**ids, "dana": dana, "pete": pete}
 
 
 def form_posts(fields: list[str]):
@@ -139,7 +154,7 @@ def form_posts(fields: list[str]):
 
 def filled_in(post: dict, floor: dict) -> dict:
     """The post as a browser sends it: the placeholders replaced, the left-out fields gone."""
-    current = {FRESH: key(), CURRENT: str(Hand.objects.get(pk=floor["h"]).seq)}
+    current = {FRESH: key(), CURRENT: str(Hand.objects.get(pk=floor["h"]).seq), PIT: str(floor["p"])}
     return {name: current.get(value, value) for name, value in post.items() if value is not None}
 
 

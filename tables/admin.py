@@ -15,7 +15,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.auth import get_user_model
-from django.db.models import Case, CharField, F, JSONField, Q, Value, When
+from django.db.models import Case, CharField, F, IntegerField, JSONField, Q, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -392,6 +392,15 @@ class HandAdmin(RecordAdmin):
     date_hierarchy = "started_at"
 
 
+# A card's rank is shown here once its hand is settled or voided (a burn outside any hand, once its
+# shoe is retired): a hole card a system shoe dealt must not be read while the hand is in play. This
+# list cannot tell face down from face up without replaying each hand, so it shows no rank of a hand
+# in play; the pit's hand review does, face-up cards only (docs/pit.md, "Hand review").
+RANK_SHOWN = Q(hand__status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED]) | Q(
+    hand=None, shoe__state=Shoe.State.RETIRED
+)
+
+
 @admin.register(CardEvent)
 class CardEventAdmin(RecordAdmin):
     casino_paths = ("shoe__table__pit__casino",)
@@ -399,7 +408,7 @@ class CardEventAdmin(RecordAdmin):
         "hand",
         "seq",
         "shoe_position",
-        "rank",
+        "rank_shown",
         "receiver",
         "seat",
         "why",
@@ -418,6 +427,23 @@ class CardEventAdmin(RecordAdmin):
     list_select_related = ["hand__table", "keyed_by"]
     search_fields = ["device", "=hand__number", "shoe__table__name"]
     date_hierarchy = "at"
+    readonly_fields = ["rank_shown"]
+    csv_exclude = ["rank"]  # exported as rank_if_shown
+
+    def get_queryset(self, request):
+        shown = Case(When(RANK_SHOWN, then=F("rank")), default=Value(None), output_field=IntegerField())
+        return super().get_queryset(request).annotate(rank_if_shown=shown, rank_waits=~RANK_SHOWN)
+
+    def get_fields(self, request, obj=None):
+        fields = [name for name in super().get_fields(request, obj) if name != "rank_shown"]
+        return [name if name != "rank" else "rank_shown" for name in fields]
+
+    def get_csv_fields(self, request):
+        return [*super().get_csv_fields(request), "rank_if_shown"]
+
+    @admin.display(description="rank")
+    def rank_shown(self, card: CardEvent):
+        return "sealed until the hand is over" if card.rank_waits and card.rank is not None else card.rank
 
 
 @admin.register(CardCorrection)

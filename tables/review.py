@@ -12,18 +12,31 @@ from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, 
 
 from .services.engine import engine_for
 
+# Cards that leave the shoe face down whatever the game: a burn, and Blackstone's cards counted off
+# for a take and never revealed.
+NEVER_TURNED_UP = (Receiver.BURN, Receiver.DISCARD)
+OVER = (Hand.Status.SETTLED, Hand.Status.VOIDED)
+
 
 def hand_review(hand: Hand) -> dict:
     """Cards in order with receivers (as keyed), decisions with who/device/time, the corrections of
     mis-keyed cards (who keyed, who signed, why, when), the recorded settlement, the ledger
     postings, the replay check (which plays the corrected ranks), and, for a hand dealt on paper
     while the system was down, its back-entry (why, who entered it, who signed); the steps a
-    tablet keyed offline that the server refused and holds for the pit (`held`)."""
+    tablet keyed offline that the server refused and holds for the pit (`held`).
+
+    While the hand is in play a card dealt face down shows no rank (`sealed`: the steps of those
+    cards), though a system shoe knows it: a pit manager reading a live player's hole cards could
+    pass them on. The moves that reveal cards show their ranks as the rules reveal them; once the
+    hand is settled or voided every rank is shown."""
     cards = CardEvent.objects.filter(hand=hand).select_related("keyed_by").order_by("seq", "shoe_position")
     corrections = (
         CardCorrection.objects.filter(hand=hand).select_related("card", "by", "signed_by").order_by("seq")
     )
-    decisions = Decision.objects.filter(hand=hand).select_related("by").order_by("seq")
+    decisions = list(Decision.objects.filter(hand=hand).select_related("by").order_by("seq"))
+    cards = list(cards)
+    face_down = face_down_cards(hand, cards)
+    sealed = set() if hand.status in OVER else {card.seq for card in face_down}
     postings = (
         Posting.objects.filter(transaction__hand_id=hand.pk)
         .select_related("account", "transaction")
@@ -31,33 +44,44 @@ def hand_review(hand: Hand) -> dict:
     )
     return {
         "hand": hand,
-        "cards": list(cards),
-        "decisions": list(decisions),
+        "cards": cards,
+        "sealed": sealed,
+        "decisions": decisions,
         "corrections": list(corrections),
         "postings": list(postings),
         "replay": hand_replay_check(hand),
         "back_entry": BackEntry.objects.filter(hand=hand).select_related("by", "signed_by").first(),
         "held": list(HeldQueue.objects.filter(hand=hand).select_related("by")),
-        "hidden": hidden_cards(hand, list(cards), list(decisions)),
+        "hidden": hidden_cards(face_down, decisions, sealed),
     }
 
 
-def hidden_cards(hand: Hand, cards: list[CardEvent], decisions: list[Decision]) -> dict:
-    """A secret-hand game's hidden cards: the steps that dealt a card face down (with its rank
-    where a system shoe knows it: `keyed`) and the steps that revealed ranks (a choice, a play, a
-    showdown, a see), with the seat and move. Empty for a game that hides nothing, or whose records
-    no longer replay (the replay check says so)."""
+def face_down_cards(hand: Hand, cards: list[CardEvent]) -> list[CardEvent]:
+    """The hand's cards dealt face down into a hidden hand, as its replay says, then its burns and
+    unrevealed discards. A hand whose records no longer replay (the replay check says so) counts
+    every card it dealt to a seat as face down: nothing tells which of them went face up."""
+    dealt_to_hands = [card for card in cards if card.receiver not in NEVER_TURNED_UP]
     try:
         transcript = engine_for(hand).transcript
     except IllegalAction:
-        return {}
-    dealt = [event for event in transcript if isinstance(event, EngineCard)]
-    shown = [card for card in cards if card.receiver not in (Receiver.BURN, Receiver.DISCARD)]
+        hidden = [card for card in dealt_to_hands if card.receiver == Receiver.SEAT]
+    else:
+        dealt = [event for event in transcript if isinstance(event, EngineCard)]
+        hidden = [card for card, event in zip(dealt_to_hands, dealt, strict=False) if event.face_down]
+    return hidden + [card for card in cards if card.receiver in NEVER_TURNED_UP]
+
+
+def hidden_cards(face_down: list[CardEvent], decisions: list[Decision], sealed: set[int]) -> dict:
+    """A secret-hand game's hidden cards: the steps that dealt a card face down (with its rank
+    where a system shoe knows it and the hand is over: `keyed`; `sealed` while it is in play) and
+    the steps that revealed ranks (a choice, a play, a showdown, a see), with the seat and move.
+    Empty for a game that hides nothing."""
     face_down = [
-        {"seq": card.seq, "seat": card.seat, "keyed": card.rank, "at": card.at}
-        for card, event in zip(shown, dealt, strict=False)
-        if event.face_down
-    ]
+        {"seq": card.seq, "seat": card.seat, "keyed": None if card.seq in sealed else card.rank,
+         "sealed": card.seq in sealed and card.rank is not None, "at": card.at}
+        for card in face_down
+        if card.receiver not in NEVER_TURNED_UP
+    ]  # fmt: skip
     if not face_down:
         return {}
     revealed = [

@@ -159,13 +159,14 @@ def replay_verdict(replay: dict) -> dict:
     return {"state": "mismatch", "says": f"Replay does not match: replayed {replayed}, posted {posted}."}
 
 
-def hand_steps(cards: list[CardEvent], decisions: list[Decision]) -> list[dict]:
-    """Cards and decisions in the one order they happened (their shared sequence in the hand)."""
+def hand_steps(cards: list[CardEvent], decisions: list[Decision], sealed: set[int]) -> list[dict]:
+    """Cards and decisions in the one order they happened (their shared sequence in the hand); a
+    card of a step in `sealed` (face down in a hand still in play) shows no rank."""
     steps = [
         {
             "seq": card.seq,
             "card": True,
-            "what": "face down" if card.rank is None else str(card.rank),
+            "what": "face down" if card.rank is None or card.seq in sealed else str(card.rank),
             "who": card.get_receiver_display() + (f" {card.seat}" if card.seat else ""),
             "why": card.why,
             "shoe_position": card.shoe_position,

@@ -5,6 +5,7 @@ physical shoe (face-down cards keyed blind, each rank named when a move reveals 
 The dealer (tests/tables/dealer.py) keys what the players of a "mirror" engine show."""
 
 import random
+import re
 
 import pytest
 from django.db.models import Sum
@@ -12,6 +13,7 @@ from django.db.models import Sum
 from ledger.audit import ledger_verify
 from ledger.models import Account, Posting, Transaction
 from tables.api.serializers import ShoeSerializer
+from tables.games import CardDue
 from tables.models import CardEvent, Game, Hand, Shoe
 from tables.review import hand_replay_check
 from tables.services import (
@@ -134,8 +136,8 @@ def test_the_pit_review_shows_each_card_dealt_face_down_and_each_reveal(client, 
     dealt = section[section.index('class="list dealt-face-down"') :].split("</table>")[0]
     reveals = section[section.index('class="list reveals"') :].split("</table>")[0]
     assert dealt.count("<tr>") == 11 and dealt.count(">unseen<") == 10  # a header and ten blind cards
-    assert ">11</td><td>Seat 1</td><td>choose</td><td class=\"num\">7<" in reveals
-    assert ">12</td><td>Seat 2</td><td>choose</td><td class=\"num\">3<" in reveals
+    assert '>11</td><td>Seat 1</td><td>choose</td><td class="num">7<' in reveals
+    assert '>12</td><td>Seat 2</td><td>choose</td><td class="num">3<' in reveals
 
 
 def test_a_refused_reveal_at_a_system_shoe_never_tells_the_dealer_what_the_hand_holds(pit, pete, dana):
@@ -180,3 +182,74 @@ def test_a_monster_round_at_a_system_shoe_is_dealt_from_its_reshuffled_deck(pit,
     shown = ShoeSerializer(Shoe.objects.select_related("table").get(pk=shoe.pk)).data  # the auditor's
     assert [r["order"] for r in shown["recycles"]] == [r.order for r in recycles]
     assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+
+
+def dealt_face_down(page: str) -> list[str]:
+    """What the pit's review shows for each card of the hidden-cards table, in order."""
+    section = page[page.index('class="list dealt-face-down"') :].split("</table>")[0]
+    return re.findall(r'<tr><td class="num">\d+</td><td>Seat \d</td><td class="num">([^<]*)</td>', section)
+
+
+def steps_shown(page: str) -> list[str]:
+    """What the review's cards-and-decisions table shows for each card, in order."""
+    return re.findall(r'card <b class="rank">([^<]*)</b>', page)
+
+
+def test_a_live_hands_face_down_ranks_reach_neither_pit_nor_auditor_until_it_is_settled(
+    client, pit, pete, dana, ada
+):
+    # given a Hawthorn hand at a system shoe, its ten cards dealt face down (the shoe knows them)
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    dealer = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random("sealed"))
+    for _ in range(10):
+        dealer.card(dealer.mirror.next)
+    hand = dealer.hand
+    ranks = [str(card.rank) for card in CardEvent.objects.filter(hand=hand, receiver="seat").order_by("seq")]
+    shift_start(user=pete, pit=pit, by=pete)
+    ada.is_staff = True  # auditors read the records in the admin too
+    ada.save()
+
+    # then the pit manager and the auditor see them face down, in the review, the API and the admin
+    for user in (pete, ada):
+        client.force_login(user)
+        page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+        assert steps_shown(page) == ["face down"] * 10
+        assert dealt_face_down(page) == ["face down"] * 10
+        seats = client.get(f"/api/hands/{hand.pk}/").json()["seats"]
+        assert [card["rank"] for seat in seats for card in seat["cards"]] == [None] * 10
+    sealed = client.get(f"/admin/tables/cardevent/?hand__id__exact={hand.pk}").content.decode()
+    assert sealed.count("sealed until the hand is over") == 10
+
+    # when the game is played out and settled
+    hand = dealer.play()
+    hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    # then the review and the admin show every card as the shoe dealt it
+    client.force_login(ada)
+    page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+    assert steps_shown(page)[:10] == ranks[:10] and dealt_face_down(page) == ranks[:10]
+    assert (
+        "sealed until"
+        not in client.get(f"/admin/tables/cardevent/?hand__id__exact={hand.pk}").content.decode()
+    )
+
+
+def test_a_live_hands_face_up_cards_and_reveals_stay_in_the_review(client, pit, pete, dana):
+    table = table_for(pit, pete, Game.HAWTHORN, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    first = type("First", (), {"choice": staticmethod(lambda options: options[0])})()  # hits, never folds
+    dealer = Dealer(hand_start(table=table, by=dana, key=key()), dana, first)
+    while not isinstance(dealer.mirror.next, CardDue) or dealer.mirror.next.face_down:
+        (dealer.card if isinstance(dealer.mirror.next, CardDue) else dealer.decide)(dealer.mirror.next)
+    dealer.card(dealer.mirror.next)  # a face-up card: a tie-break or a deck round's hit
+    shift_start(user=pete, pit=pit, by=pete)
+    client.force_login(pete)
+
+    page = client.get(f"/pit/hands/{dealer.hand.pk}/").content.decode()
+
+    assert steps_shown(page)[-1] == str(dealer.hand.card_list[-1].rank)
+    chosen = [d.action[1] for d in dealer.hand.decision_list if d.action[0] == "choose"]
+    assert all(f'<td>choose</td><td class="num">{rank}<' in page for rank in chosen)

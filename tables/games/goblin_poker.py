@@ -26,6 +26,7 @@ from .base import SEAT, Action, CardDue, DecisionDue, Finished, Move
 from .cards import RANKS, Hand, Shoe
 from .errors import IllegalAction
 from .secret_hands import (
+    CHOSEN_IN_SECRET,
     IN_FLIGHT,
     SecretHandGame,
     SecretOptions,
@@ -124,6 +125,8 @@ class GoblinPoker(SecretHandGame):
         hand = self.hands[seat]
         if action.move is Move.PITCH and not ranks and hand.unknown:
             return  # a physical table: the card goes face down, unseen
+        if action.move is Move.PITCH and not ranks:
+            raise IllegalAction(f"Seat {seat}'s pitch names its card: {CHOSEN_IN_SECRET}")
         if len(ranks) != 1:
             raise IllegalAction(f"Seat {seat}'s {action.move} names one card from the hand.")
         hand.check_reveal(ranks, self.shoe, f"Seat {seat}'s hand")

@@ -22,7 +22,16 @@ from .base import SEAT, Action, CardDue, DecisionDue, Finished, Game, Move
 from .cards import Hand, Shoe
 from .collection import CollectionOptions
 from .errors import IllegalAction
-from .secret_hands import Purse, SecretOptions, check_deal, check_table, deal_order, hands_for, is_units
+from .secret_hands import (
+    CHOSEN_IN_SECRET,
+    Purse,
+    SecretOptions,
+    check_deal,
+    check_table,
+    deal_order,
+    hands_for,
+    is_units,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 4, 8
 HAND_SIZE = 6
@@ -147,7 +156,7 @@ class Monster(Game):
             raise IllegalAction(f"Seat {seat} may discard zero to {MAX_DISCARD} cards, not {len(ranks)}.")
         named = [r for r in ranks if r is not None]
         if len(named) < len(ranks) and len(ranks) - len(named) > hand.unknown:
-            raise IllegalAction(f"Seat {seat}'s unseen discards must come from cards nobody has seen.")
+            raise IllegalAction(f"Seat {seat}'s discards name their cards: {CHOSEN_IN_SECRET}")
         hand.check_reveal(named, self.shoe, f"Seat {seat}'s hand")
         if not hand.unknown:
             kept = list(hand.known)

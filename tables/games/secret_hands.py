@@ -23,6 +23,9 @@ ROTATION, PACKETS = "rotation", "packets"
 # it afterwards): the cards left behind it are one fewer.
 IN_FLIGHT = 1
 DEALS = (ROTATION, PACKETS)
+# A card a player gives up face down from a hand a system shoe dealt: the engine knows the hand but
+# not which card the player chose, so the dealer keys it (docs/tablet.md, "The secret-hand games").
+CHOSEN_IN_SECRET = "the shoe knows the hand, not which card the player chose; key the rank of each."
 
 
 def is_units(value: object) -> bool:

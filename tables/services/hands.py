@@ -754,7 +754,7 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
     if not isinstance(due, DecisionDue):
         raise HandError(f"No decision is due: the hand waits for {due.describe()}.")
     try:
-        parsed = Action.parse(action)
+        parsed = _blind_cards_named(Action.parse(action), due)
         game.act(parsed)
     except IllegalAction as error:
         raise HandError(str(error)) from error
@@ -775,6 +775,24 @@ def _decide(hand_id: int, action: tuple, by, device: str, key: str, expected_seq
     _post_draw_fee(hand, parsed, due.seat, game, by, chain)
     save_fields(hand, ("seq",))
     return hand
+
+
+# Moves that put cards face down in the middle, keyed blind: a Goblin Poker pitch, a Monster discard.
+BLIND_MOVES = (Move.PITCH, Move.DISCARD)
+
+
+def _blind_cards_named(action: Action, due: DecisionDue) -> Action:
+    """A pitch or discard keyed blind (no rank, or "?" for each card) whose cards the system knows:
+    a hand a system shoe dealt that leaves the player one choice (Goblin Poker's last card, a
+    Monster hand that must give up one of its pair) is recorded as that choice, as the engine
+    lists it. Any other is played as keyed: a physical table's is unseen, and a system shoe's with
+    a choice left is refused, the dealer keying the ranks (docs/tablet.md)."""
+    ranks = action.ranks or ()
+    if action.move not in BLIND_MOVES or any(rank is not None for rank in ranks):
+        return action
+    count = max(len(ranks), 1) if action.move is Move.PITCH else len(ranks)
+    choices = {choice for choice in due.choices if choice[0] == action.move and len(choice) == 1 + count}
+    return Action.parse(choices.pop()) if len(choices) == 1 else action
 
 
 def _post_draw_fee(hand: Hand, action: Action, seat: int, game, by, chain: Chain) -> None:

@@ -253,3 +253,46 @@ def test_a_live_hands_face_up_cards_and_reveals_stay_in_the_review(client, pit, 
     assert steps_shown(page)[-1] == str(dealer.hand.card_list[-1].rank)
     chosen = [d.action[1] for d in dealer.hand.decision_list if d.action[0] == "choose"]
     assert all(f'<td>choose</td><td class="num">{rank}<' in page for rank in chosen)
+
+
+def test_a_pitch_keyed_blind_at_a_system_shoe_is_named_where_the_hand_leaves_no_choice(
+    pit, pete, dana, monkeypatch
+):
+    # given Goblin Poker at a system shoe, played until a pitch the hand leaves no choice for
+    monkeypatch.setattr(shoes, "_system_random", random.Random(4))  # a shuffle that gets there
+    table = table_for(pit, pete, Game.GOBLIN_POKER, Shoe.Kind.SYSTEM)
+    for number in (1, 2, 3):
+        seat(table, number, CHIPS, dana)
+    first = type("First", (), {"choice": staticmethod(lambda options: options[0])})()
+    dealer = Dealer(hand_start(table=table, by=dana, key=key()), dana, first)
+    refused = []
+
+    def seq() -> int:
+        return dealer.hand.seq
+
+    def pitches() -> set:
+        due = dealer.mirror.next
+        return {choice for choice in getattr(due, "choices", ()) if choice[0] == "pitch"}
+
+    while len(pitches()) != 1:
+        if len(pitches()) > 1 and not refused:
+            # a pitch with a choice left: the shoe cannot tell which card went, the dealer keys it
+            with pytest.raises(HandError) as error:
+                hand_decide(
+                    hand=dealer.hand, action=("pitch",), by=dana, expected_seq=dealer.hand.seq, key=key()
+                )
+            refused.append(str(error.value))
+        due = dealer.mirror.next
+        (dealer.card if isinstance(due, CardDue) else dealer.decide)(due)
+    (forced,) = pitches()
+
+    # when the dealer taps Pitch with no rank, as docs/tablet.md says
+    hand = hand_decide(hand=dealer.hand, action=("pitch",), by=dana, expected_seq=seq(), key=key())
+
+    # then the pitch is recorded as the one card it can be, and the hand replays
+    assert hand.decision_list[-1].action == list(forced)
+    assert refused and refused[0].endswith("not which card the player chose; key the rank of each.")
+    dealer.mirror.act(forced)
+    dealer.hand, dealer.synced = hand, hand.seq
+    hand = hand_settle(hand=dealer.play(), by=dana, expected_seq=dealer.hand.seq, key=key())
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True

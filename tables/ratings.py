@@ -254,8 +254,9 @@ def hands_result(sessions: QuerySet[SeatSession], hands: QuerySet[Hand]) -> int:
 
 
 def game_forfeits(sessions: QuerySet[SeatSession]) -> QuerySet[Posting]:
-    """The postings on `sessions`' seats of the Pairs games settled when a player left them: a
-    settlement in no hand (`tables.services.hands.pairs_game_forfeit`), posted with the cash-out."""
+    """The postings on `sessions`' seats of the games settled when a player left them (Pairs, a
+    points game played for stakes): a settlement in no hand (`tables.services.hands.game_forfeit`),
+    posted with the cash-out."""
     settlements = _seat_postings(sessions).filter(transaction__kind=Transaction.Kind.SETTLEMENT)
     return settlements.filter(transaction__hand_id=None)
 

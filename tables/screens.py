@@ -45,6 +45,7 @@ from tables.services.collection import table_collection, time_charge_due
 from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import (
+    forfeit_settlement,
     pairs_forfeit_settlement,
     pairs_game_round,
     pairs_round_undealt,
@@ -124,11 +125,16 @@ def table_screen(table: Table) -> dict[str, Any]:
     seats = [_table_seat(n, by_seat.get(n), chips, bets.get(n, 0)) for n in _seat_numbers(table)]
     seats = _with_time_due(seats, time_charge_due(table=table, sessions=by_seat))
     seats = _with_rating(seats, by_seat)
+    if pairs:
+        seats = [_pairs_seat(seat, pairs) for seat in seats]
+    elif points:
+        seats = [_points_seat(seat, points) for seat in seats]
     return {
         "table": _table(table),
-        "seats": [_pairs_seat(seat, pairs) for seat in seats] if pairs else seats,
+        "seats": seats,
         "pairs": pairs,
         "points_game": points,
+        "points_last_game": _last_game(table) if table.game in POINTS_GAMES and points is None else None,
         "shoe": _shoe(shoe, shoe_deck(shoe)) if shoe else None,
         "open_hand": _hand_link(hand) if hand else None,
         # A player may leave between hands, or before the round a Pairs game's last settlement
@@ -198,7 +204,7 @@ def _pairs_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any]
         players = len(by_seat)
         target = table.options.get("target") or (losing_score(players) if players >= 2 else None)
         return {"in_game": False, "target": target, "players": [], "standing": [], "forfeits": {},
-                "last_game": _pairs_last_game(table)}
+                "last_game": _last_game(table)}
     result = game.settlement["result"]
     scores = seat_keyed(result["scores"])
     names = {seat: session.player_name for seat, session in by_seat.items()}
@@ -223,13 +229,15 @@ def _pairs_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any]
 
 def _points_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any] | None:
     """A points game in progress between rounds: its last round, its players' scores (highest
-    first) and the seats the next round deals; None between games."""
+    first), the seats the next round deals and, played for stakes, what leaving would cost each
+    player (the cash-out settles the game first); None between games."""
     game = points_game_round(table)
     if game is None:
         return None
     result = game.settlement["result"]
     scores = seat_keyed(result["scores"])
     names = {seat: session.player_name for seat, session in by_seat.items()}
+    staked = bool(game.options.get("point_value"))
     return {
         "round": _hand_link(game),
         "target": result.get("target"),
@@ -238,7 +246,17 @@ def _points_game(table: Table, by_seat: dict[int, SeatSession]) -> dict[str, Any
             for seat, score in sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         ],
         "next_seats": next_round_seats(result, list(scores)),
+        "players": list(scores),
+        "staked": staked,
+        "forfeits": {seat: -forfeit_settlement(game, seat).deltas[seat] for seat in scores} if staked else {},
     }
+
+
+def _points_seat(seat: dict[str, Any], points: dict[str, Any]) -> dict[str, Any]:
+    """A seat at a points game in progress: whether leaving loses the game (played for stakes),
+    and what it would pay."""
+    loses = bool(seat["session"]) and points["staked"] and seat["number"] in points["players"]
+    return {**seat, "loses_game": loses, "forfeit": points["forfeits"].get(seat["number"])}
 
 
 def _pairs_seat(seat: dict[str, Any], pairs: dict[str, Any]) -> dict[str, Any]:
@@ -253,11 +271,12 @@ def _pairs_seat(seat: dict[str, Any], pairs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _pairs_last_game(table: Table) -> dict[str, Any] | None:
-    """How the table's last Pairs game ended, while no new game has been dealt: the round that
-    ended it (a loser, a Five Card Catch), or a player who left (its settlement replayed)."""
+def _last_game(table: Table) -> dict[str, Any] | None:
+    """How the table's last game (Pairs, or a points game) ended, while no new game has been
+    dealt: the round that ended it (a loser, a winner, a Five Card Catch), or a player who left
+    (its settlement replayed; a points game played for nothing ends unscored)."""
     last = table.hands.filter(status=Hand.Status.SETTLED).order_by("-number").first()
-    if last is None or last.game != Game.PAIRS:
+    if last is None or last.game not in (Game.PAIRS, *POINTS_GAMES):
         return None
     sessions = seat_keyed(last.sessions)
     rows = SeatSession.objects.filter(pk__in=sessions.values()).values_list("pk", "player_name", "ended_at")
@@ -270,12 +289,13 @@ def _pairs_last_game(table: Table) -> dict[str, Any] | None:
         # The first of its players to leave ended the game; any who left after were between games.
         first = min((ended, pk) for pk, _, ended in rows if ended is not None)[1]
         leaver = next(seat for seat, pk in sessions.items() if pk == first)
-        money = pairs_forfeit_settlement(last, leaver)
-        result, entries = money.result, [(e.party, e.amount, e.reason) for e in money.entries]
+        money = forfeit_settlement(last, leaver)
+        result, entries = plain(money.result), [(e.party, e.amount, e.reason) for e in money.entries]
+        if last.game != Game.PAIRS and not last.options.get("point_value"):
+            result = {"event": "left", "loser": leaver, "unscored": True}
     return {
         "round": _hand_link(last),
-        "says": pairs_game_end(result, names),
-        "ending": _ending_name(result["ending"]),
+        "says": _game_end(result, names),
         **_money_lines(entries, names, house=POT_GAME_HOUSE),
     }
 
@@ -285,11 +305,16 @@ def _game_end(result: dict, names: dict[int, str]) -> str:
 
 
 def points_game_end(result: dict, names: dict[int, str]) -> str:
-    """How a points game ended: who won it, with which score (tied winners share it)."""
+    """How a points game ended: who won it, with which score (tied winners share it); or that a
+    player left it, losing it (played for stakes) or ending it unscored (played for nothing)."""
+    left = f"{_party_name(int(result['loser']), names)} left during the game" if "loser" in result else ""
+    if result.get("unscored"):
+        return f"{left}: it ends unscored (played for nothing)."
     winners = result.get("winners") or [result["winner"]]
     who = " and ".join(_party_name(int(seat), names) for seat in winners)
     score = result["scores"][str(winners[0])]
-    return f"{who} {'win' if len(winners) > 1 else 'wins'} the game with {score} points."
+    won = f"{who} {'win' if len(winners) > 1 else 'wins'} the game with {score} points."
+    return f"{left} and loses it. {won}" if left else won
 
 
 def pairs_game_end(result: dict, names: dict[int, str]) -> str:

@@ -3,7 +3,8 @@
 The points and bidding games (Port, Sweep, Kitty, Venture, Five Cards, Pickup) each play one round
 (a hand) per engine object, the scores going in as its stakes; the round's result says whether the
 game is over and, where the next round needs it, who starts it or which deal it is. Played for
-stakes (`PointsOptions.point_value`), a game's end moves money: `stakes_entries`.
+stakes (`PointsOptions.point_value`), a game's end moves money: `stakes_entries`; a player who
+leaves such a game loses it, and it settles at once: `leaver_settlement`.
 """
 
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from .collection import CollectionOptions, fee_entries, rake_entries
 from .errors import IllegalAction
 
 DIFFERENCE = "difference in scores"
+# Who pays when a player leaves a game played for stakes (`PointsOptions.walkout`).
+LEAVER, EVERYONE = "leaver", "everyone"
 
 POINTS_GAMES = ("port", "sweep", "kitty", "venture", "five_cards", "pickup")
 # Dealt whole from a fresh shuffle every round, with no burn (RULINGS.md "Points and bidding games"):
@@ -36,15 +39,20 @@ def next_round_seats(result: dict, players: list[int]) -> list[int]:
 class PointsOptions(CollectionOptions):
     """Playing a points game for stakes (issue 21.3): `point_value` coins a point (0: scored for
     nothing, no money moves) and the house's collection (RULINGS.md "House revenue on pot games"),
-    which applies only when the game is played for stakes."""
+    which applies only when the game is played for stakes. `walkout`: who pays when a player leaves
+    a game played for stakes (`leaver_settlement`): the `leaver` alone (the default), or `everyone`
+    but the winner, as at the game's end."""
 
     point_value: int = 0
+    walkout: str = LEAVER
 
     def validate(self) -> None:
         super().validate()
         value = self.point_value
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise IllegalAction(f"point_value is whole coins a point, 0 or more, not {value!r}.")
+        if self.walkout not in (LEAVER, EVERYONE):
+            raise IllegalAction(f"walkout is {LEAVER} or {EVERYONE}, not {self.walkout!r}.")
 
 
 def stakes_entries(options: PointsOptions, seats, scores: dict, winners, *, first: bool, over: bool):
@@ -67,6 +75,25 @@ def stakes_entries(options: PointsOptions, seats, scores: dict, winners, *, firs
     share, odd = divmod(left, len(winners))
     entries += rake + [entry for seat in winners for entry in _from_pot(seat, share, DIFFERENCE)]
     return entries + _from_pot("carry", odd, "odd coins carried")
+
+
+def leaver_settlement(options: PointsOptions, scores: dict, leaver: int, *, carry: int) -> Settlement:
+    """A points game played for stakes that `leaver` leaves: they lose it, and it ends at once
+    (RULINGS.md "Tables, seats and games", ruled alike for these games). The scores stand as they
+    are; the highest score of the players who stay wins (tied, they split it). The leaver pays as a
+    loser, the difference times the point value, and never less than nothing: a leaver who leads
+    gives up the game and pays nothing. Under `walkout` `everyone`, every other player but the
+    winners pays the difference too, as at the game's end; under `leaver` (the default) nobody else
+    pays: they did not end the game. Collection as at the game's end (no fee: it is no first
+    round). A replay of the records: the same answer every time it is asked."""
+    staying = {seat: score for seat, score in scores.items() if seat != leaver}
+    top = max(staying.values())
+    winners = sorted(seat for seat, score in staying.items() if score == top)
+    payers = staying if options.walkout == EVERYONE else dict.fromkeys(winners, top)
+    standing = {**payers, leaver: min(scores[leaver], top)}
+    entries = stakes_entries(options, list(scores), standing, winners, first=False, over=True)
+    result = {"event": "left", "loser": leaver, "scores": scores, "winners": winners, "game_over": True}
+    return Settlement.from_entries(list(scores), entries, carry_in=carry, result=result)
 
 
 def _from_pot(party, amount: int, reason: str) -> list:

@@ -39,7 +39,8 @@ from tables.games.base import Game as Engine
 from tables.games.cards import RANKS
 from tables.games.pairs import PairsOptions
 from tables.games.pairs_endings import settle_game
-from tables.games.rounds import next_round_seats, next_round_state
+from tables.games.replay import games
+from tables.games.rounds import DIFFERENCE, leaver_settlement, next_round_seats, next_round_state
 from tables.models import (
     POINTS_GAMES,
     SECRET_HANDS,
@@ -956,7 +957,7 @@ def pairs_game_round(table: Table) -> Hand | None:
     """The last settled round of the Pairs game in progress at `table`, or None between games.
 
     A game runs from its first deal until a round ends it (a loser or a Five Card Catch) or one
-    of its players leaves (the cash-out settles it at once: `pairs_game_forfeit`). Its players
+    of its players leaves (the cash-out settles it at once: `game_forfeit`). Its players
     are fixed at its first deal: the seat sessions of this round (RULINGS.md "Tables, seats and
     games").
     """
@@ -965,8 +966,9 @@ def pairs_game_round(table: Table) -> Hand | None:
 
 def points_game_round(table: Table) -> Hand | None:
     """The last settled round of the points game in progress at `table` (tables.games.rounds), or
-    None between games. Its players are fixed as a Pairs game's are; a player who leaves ends it
-    unscored (docs/rules/README.md): the next round starts a new game."""
+    None between games. Its players are fixed as a Pairs game's are; a player who leaves ends it:
+    played for stakes, they lose it (`game_forfeit`); played for nothing, unscored. Either way the
+    next round starts a new game."""
     return _game_round(table, POINTS_GAMES)
 
 
@@ -997,6 +999,32 @@ def pairs_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
     return replace(money, result={**facts, **money.result})
 
 
+def points_forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
+    """How a points game played for stakes settles when `seat` leaves it after `last_round`: the
+    scores as they stand, the leaver losing (`tables.games.rounds.leaver_settlement`), under the
+    options recorded on the round, with the carry it left. A replay of the records."""
+    options = games()[last_round.game].Options.build(HandSetup.from_record(last_round.setup).options)
+    scores = seat_keyed(last_round.settlement["result"]["scores"])
+    return leaver_settlement(options, scores, seat, carry=last_round.settlement["carry_out"])
+
+
+def forfeit_settlement(last_round: Hand, seat: int) -> Settlement:
+    """How the game of `last_round` (Pairs, or a points game) settles when `seat` leaves it."""
+    if last_round.game == Game.PAIRS:
+        return pairs_forfeit_settlement(last_round, seat)
+    return points_forfeit_settlement(last_round, seat)
+
+
+def forfeit_game_round(table: Table) -> Hand | None:
+    """The last round of a game in progress at `table` that a player loses by leaving: a Pairs
+    game, or a points game played for stakes (one played for nothing ends unscored: no money to
+    settle, docs/rules/README.md "For stakes")."""
+    if table.game == Game.PAIRS:
+        return pairs_game_round(table)
+    last = points_game_round(table) if table.game in POINTS_GAMES else None
+    return last if last is not None and last.options.get("point_value") else None
+
+
 def pairs_round_undealt(hand: Hand) -> bool:
     """An open Pairs round with nothing recorded in it: every card, decision or request to the
     pit moves the hand's step (`seq`) from 0."""
@@ -1023,20 +1051,23 @@ def pairs_round_withdraw(*, hand: Hand, seat: int, by) -> None:
     )
 
 
-def pairs_game_forfeit(*, session: SeatSession, by) -> Settlement | None:
-    """The player of `session` leaves: if they are a player of the Pairs game in progress, they
-    lose it, and it settles at once (`pairs_forfeit_settlement`) through the hand settlements'
-    posting path, on the ledger and in the audit log. Part of the cash-out: the caller holds the
-    session's and the table's locks in the cash-out's transaction, so the cash-out takes what is
-    left. Returns the settlement, or None for a player between games or waiting for the next."""
+def game_forfeit(*, session: SeatSession, by) -> Settlement | None:
+    """The player of `session` leaves: if they are a player of the game in progress that leaving
+    loses (`forfeit_game_round`: Pairs, a points game played for stakes), they lose it, and it
+    settles at once (`forfeit_settlement`) through the hand settlements' posting path, on the
+    ledger and in the audit log. Part of the cash-out: the caller holds the session's and the
+    table's locks in the cash-out's transaction, so the cash-out takes what is left; a leaver
+    short of what they owe is refused as a loser at a round's end is (they buy more first).
+    Returns the settlement, or None for a player between games or waiting for the next."""
     table = session.seat.table
-    last_round = pairs_game_round(table) if table.game == Game.PAIRS else None
+    last_round = forfeit_game_round(table)
     seat = session.seat.number
     if last_round is None or last_round.sessions.get(str(seat)) != session.pk:
         return None
-    settlement = pairs_forfeit_settlement(last_round, seat)
-    ending = settlement.result["ending"]
-    memo = f"Hand {last_round.number}: seat {seat} left the Pairs game and loses it ({ending})"
+    settlement = forfeit_settlement(last_round, seat)
+    ending = settlement.result.get("ending", DIFFERENCE)
+    game = Game(last_round.game).label
+    memo = f"Hand {last_round.number}: seat {seat} left the {game} game and loses it ({ending})"
     # Not the round's own transaction (hand_id None): the round replays to what it posted itself.
     _post_settlement_lines(last_round, settlement, by=by, memo=memo, hand_id=None)
     audit_record(

@@ -246,7 +246,7 @@ def _close(session_id: int, by) -> dict:
     table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     session = _lock_open_session(session_id)
     # hands imports this module
-    from .hands import pairs_game_forfeit, pairs_round_withdraw
+    from .hands import game_forfeit, pairs_round_withdraw
 
     seat = session.seat.number
     playing = Hand.objects.select_for_update(no_key=True).filter(
@@ -255,8 +255,9 @@ def _close(session_id: int, by) -> dict:
     hand = playing.first()  # a table has one open hand
     if hand is not None:
         pairs_round_withdraw(hand=hand, seat=seat, by=by)
-    # A player of a Pairs game in progress loses it by leaving: it settles before the cash-out.
-    pairs_game_forfeit(session=session, by=by)
+    # A player of a Pairs game, or of a points game played for stakes, in progress loses it by
+    # leaving: it settles before the cash-out.
+    game_forfeit(session=session, by=by)
     # The periods begun before the player leaves; one they cannot pay is dropped.
     time_charges_post(table=table, sessions={session.seat.number: session}, by=by, now=timezone.now())
     chips = player_account(session).balance

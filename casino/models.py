@@ -61,7 +61,7 @@ class AuditEvent(AppendOnly):
         FILL = "fill", "Fill"
         CREDIT = "credit", "Credit"
         SHIFT = "shift", "Shift change"
-        GAME_FORFEIT = "game_forfeit", "Left a Pairs game and lost it"
+        GAME_FORFEIT = "game_forfeit", "Left a game and lost it"
         SHIFT_START = "shift_start", "Started a shift"
         SHIFT_END = "shift_end", "Ended a shift"
         TABLE_CREATE = "table_create", "Created a table"

@@ -627,13 +627,19 @@ class IdempotentRequest(models.Model):
         return self.key
 
 
-class Shift(models.Model):
+class Shift(Sealed, models.Model):
     """A member of staff on duty: a dealer at a table, or a pit manager in a pit.
 
     Written only by `tables.services.shifts` (the pit page and the API): a shift ends once, never
     before it started, and says why (`ended_reason`): rotated to another table, a break, or the end
     of the shift. A rotation is two shifts, the second starting when the first ended.
+
+    Sealed (`ledger.seals`) as it starts and as it ends, a dealer's in the table's chain and a pit
+    manager's in the casino's: the reports by shift and who was on duty read these figures.
     """
+
+    # What ending the shift changes once it is sealed at its start (`ledger.models.Sealed`).
+    seal_changes = frozenset({"ended_at", "ended_by", "ended_reason"})
 
     class Ended(models.TextChoices):
         ROTATED = "rotated", "Rotated"
@@ -673,6 +679,18 @@ class Shift(models.Model):
 
     def __str__(self):
         return f"{self.user} at {self.table or self.pit}"
+
+    def seal_content(self) -> dict:
+        return {
+            "user": self.user_id,
+            "table": self.table_id,
+            "pit": self.pit_id,
+            "started_at": utc_iso(self.started_at),
+            "started_by": self.started_by_id,
+            "ended_at": utc_iso(self.ended_at),
+            "ended_by": self.ended_by_id,
+            "ended_reason": self.ended_reason,
+        }
 
 
 class StaffCasino(models.Model):

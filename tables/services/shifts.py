@@ -25,7 +25,8 @@ from django.utils import timezone
 from casino.audit import audit_record
 from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
-from tables.models import Pit, Shift, Table
+from ledger.seals import seal
+from tables.models import Casino, Pit, Shift, Table
 from tables.selectors import open_shifts, supervised_pits
 
 from .idempotency import run_once
@@ -136,6 +137,7 @@ def _begin(user, table: Table | None, pit: Pit | None, by, at: datetime) -> Shif
             f"{user}'s last shift ended at {_clock(last.ended_at)}: a new one cannot start before that."
         )
     shift = Shift.objects.create(user=user, table=table, pit=pit, started_at=at, started_by=by)
+    _seal(shift, "started")
     shift_started_event(shift, by)
     return shift
 
@@ -149,7 +151,18 @@ def _finish(shift: Shift, by, reason: str, at: datetime) -> None:
         )
     shift.ended_at, shift.ended_by, shift.ended_reason = at, by, reason
     shift.save(update_fields=["ended_at", "ended_by", "ended_reason"])
+    _seal(shift, "ended")
     shift_ended_event(shift, by)
+
+
+def _seal(shift: Shift, event: str) -> None:
+    """A dealer's shift in its table's chain, a pit manager's in its casino's (pit shifts are rare:
+    the casino's chain lock costs the cage nothing). The person's row is locked first, then the
+    chain: nothing that holds a chain locks a person."""
+    if shift.table_id is not None:
+        seal(shift, table=shift.table, event=event)
+    else:
+        seal(shift, casino=Casino(pk=shift.pit.casino_id), event=event)
 
 
 # Checks

@@ -7,8 +7,8 @@ import pytest
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
-from tables.models import Game, HeldQueue, Incident, PlayerRules, RatingSlipEvent, TimeCharge
-from tables.services import HandError, hand_start, seat_open
+from tables.models import Game, HeldQueue, Incident, PlayerRules, RatingSlipEvent, Shift, TimeCharge
+from tables.services import HandError, hand_start, seat_open, shift_end
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
@@ -125,3 +125,63 @@ def test_a_record_inserted_outside_the_app_is_named(floor, model, overrides):
     ok, lines = verify()
 
     assert not ok and inserted(lines, model, forged), lines
+
+
+# --- Shifts ----------------------------------------------------------------------------------
+# Who dealt at a table and when is what the reports by shift and the hands' "dealt by" read: a
+# shift is sealed as it starts and as it ends, a dealer's in the table's chain and a pit manager's
+# in the casino's, so the owner's edit of a shift (its person, table or times) is named.
+
+
+@pytest.fixture
+def shifts(pit, dana, pete):
+    """pete on shift in the pit; dana dealt at Rocket 9 and is on a break."""
+    table = open_table(pit, pete, Game.ROCKET, "Rocket 9", 10, 500, decks=8)
+    shift_end(shift=deal_at(table, dana, pete), by=pete, reason=Shift.Ended.BREAK)
+    return {"dealer": Shift.objects.get(user=dana), "pit": Shift.objects.get(user=pete, ended_at=None)}
+
+
+def test_a_shift_is_sealed_as_it_starts_and_ends(shifts):
+    dealer, pit = shifts["dealer"], shifts["pit"]
+
+    seals = Seal.objects.filter(model="tables.Shift").select_related("chain").order_by("position")
+
+    assert [(s.record, s.event, s.chain.name) for s in seals.filter(record__in=[dealer.pk, pit.pk])] == [
+        (pit.pk, "started", f"casino:{pit.pit.casino_id}"),
+        (dealer.pk, "started", f"table:{dealer.table_id}"),
+        (dealer.pk, "ended", f"table:{dealer.table_id}"),
+    ]
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+SHIFT_EDITS = [
+    ("dealer", "user_id = (SELECT id FROM casino_user WHERE username = 'olga')", "user is "),
+    ("dealer", "table_id = NULL, pit_id = (SELECT id FROM tables_pit)", "table is null"),
+    ("dealer", "started_at = '2000-01-01 00:00:00'", "started_at is "),
+    ("dealer", "ended_at = '2100-01-01 00:00:00'", "ended_at is "),
+    ("pit", "started_at = '2000-01-01 00:00:00'", "started_at is "),
+]
+
+
+@pytest.mark.parametrize(("which", "change", "problem"), SHIFT_EDITS)
+def test_a_shift_edited_outside_the_app_is_named(shifts, olga, which, change, problem):
+    shift = shifts[which]
+    execute(f"UPDATE tables_shift SET {change} WHERE id = %s", [shift.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, shift, problem), lines
+
+
+def test_a_shift_deleted_or_inserted_outside_the_app_is_named(shifts):
+    dealer = shifts["dealer"]
+    seal = Seal.objects.filter(model="tables.Shift", record=dealer.pk).latest("position")
+    forged = copy_row(Shift, dealer.pk)
+    execute("DELETE FROM tables_shift WHERE id = %s", [dealer.pk])
+
+    ok, lines = verify()
+
+    assert not ok and inserted(lines, Shift, forged), lines
+    assert any(f"position {seal.position}, tables.Shift {dealer.pk}" in line and "it was deleted" in line
+               for line in lines), lines

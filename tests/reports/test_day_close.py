@@ -162,13 +162,14 @@ def test_a_drop_counted_again_after_the_close_is_adjusted_too(monkeypatch, count
 
 def test_adjusting_a_day_not_closed_is_refused_and_writes_nothing(counted_day, day_table, pete):
     casino = day_table.pit.casino
-    assert not Chain.objects.filter(name=f"casino:{casino.pk}").exists()  # its first use would make it
+    chain = list(Chain.objects.filter(name=f"casino:{casino.pk}").values_list("length", "head"))
     refused = key()
 
     with pytest.raises(DomainError, match="is not closed: its figures are still live"):
         gaming_day_adjust(casino=casino, day=today(), by=pete, key=refused)
 
-    assert not Chain.objects.filter(name=f"casino:{casino.pk}").exists()
+    # The casino's chain (the pit's shifts are sealed there) is as it was.
+    assert list(Chain.objects.filter(name=f"casino:{casino.pk}").values_list("length", "head")) == chain
     assert not IdempotentRequest.objects.filter(key=refused).exists()  # the key may be sent again
 
 

@@ -594,6 +594,15 @@ RESHUFFLE = {
 }
 
 
+def _decision_sentence(due: DecisionDue, game) -> str:
+    """Whose decision it is; Five Cards names the card drawn, which no seat shows and which a system
+    shoe's reshuffle dealt in the same tap as the shuffle (the dealer never saw it to place)."""
+    drawn = getattr(game, "drawn", None) if game is not None else None
+    if drawn is None:
+        return f"Seat {due.seat} to act."
+    return f"Seat {due.seat} to act: place the {drawn} on a column it matches nothing in."
+
+
 def _next(due, hand: Hand, deck: Recycle | None, playable: bool, game) -> dict[str, Any]:
     shoe = hand.shoe
     if due is None:
@@ -601,7 +610,7 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool, game) -> dict[s
     if isinstance(due, Finished):
         return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
     if isinstance(due, DecisionDue):
-        return {"kind": "decision", "seat": due.seat, "says": f"Seat {due.seat} to act."}
+        return {"kind": "decision", "seat": due.seat, "says": _decision_sentence(due, game)}
     says = _card_sentence(due)
     # A shuffle due before this card: a system shoe's next card is the new order's, not yet drawn.
     reshuffle = not due.pile and reshuffle_due(hand, game, due) is not None

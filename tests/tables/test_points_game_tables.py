@@ -212,3 +212,18 @@ def test_five_cards_records_the_dealer_s_reshuffle_at_a_physical_shoe(pit, pete,
 
     assert [recycle.ranks[2] for recycle in hand.recycle_list] == [1]
     assert hand.card_list[-1].rank == 2
+
+
+def test_five_cards_names_the_drawn_card_when_the_player_must_place_it(pit, pete, dana):
+    # At a system shoe, "Shuffle the deck again and show the next card" shuffles and deals the draw in
+    # one tap: the decision that follows is the only screen that can tell the dealer which card it was.
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in (1, 2, 2, 3, 4, 5, 7):  # the second 2 is set aside; the 7 is the first draw
+        hand = card(hand, rank, dana)
+
+    says = hand_screen(hand)["next"]["says"]
+
+    assert says.startswith("Seat ") and "place the 7 on a column" in says

@@ -16,7 +16,7 @@ from tables.games.rounds import WHOLE_DECK
 from tables.models import Game, Hand, Shoe
 from tables.review import hand_replay_check
 from tables.screens import hand_screen, table_screen
-from tables.services import hand_settle, hand_start, shoe_start
+from tables.services import hand_settle, hand_start, shift_start, shoe_start
 from tables.services.engine import seat_keyed
 from tables.services.hands import HandError, points_game_round
 from tables.services.shoes import ShoeError, shoe_commitment
@@ -227,3 +227,18 @@ def test_five_cards_names_the_drawn_card_when_the_player_must_place_it(pit, pete
     says = hand_screen(hand)["next"]["says"]
 
     assert says.startswith("Seat ") and "place the 7 on a column" in says
+
+
+def test_the_pit_review_of_a_settled_round_that_moved_no_chips_says_so(client, pit, pete, dana):
+    # A points round played for nothing settles with no money lines: the review read "Not settled yet."
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(3)).play()
+    hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    shift_start(user=pete, pit=pit, by=pete)
+    client.force_login(pete)
+
+    page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+
+    assert "Not settled yet." not in page and "Settled: no chips moved." in page

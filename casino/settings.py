@@ -218,6 +218,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every list reads its query string here: a parameter it does not take is a 400 naming it.
+    "DEFAULT_FILTER_BACKENDS": ["tables.api.queries.QueryParameters"],
     # DRF's, but JSON nested too deeply is a 400, not a RecursionError (tables/api/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
         "tables.api.parsers.JSONParser",

@@ -17,7 +17,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 from ledger.models import Account, Posting, Transaction
 from ledger.services import with_balances
 from tables.api.permissions import ReadsTheLedger
-from tables.api.serializers import MAX_BIGINT, DetailSerializer
+from tables.api.serializers import MAX_BIGINT, DetailSerializer, QuerySerializer
 from tables.selectors import in_casinos_seen, sees_every_table, tables_visible_to
 
 PAGE_SIZE = 100  # a gaming day at a busy table is a few hundred transactions: a handful of pages
@@ -83,13 +83,13 @@ class AccountSerializer(serializers.ModelSerializer):
 AN_ID = {"required": False, "min_value": 1, "max_value": MAX_BIGINT}
 
 
-class TransactionFilter(serializers.Serializer):
+class TransactionFilter(QuerySerializer):
     table = serializers.IntegerField(**AN_ID, help_text="Only this table's transactions.")
     hand = serializers.IntegerField(**AN_ID, help_text="Only what this hand caused.")
     kind = serializers.ChoiceField(choices=Transaction.Kind.choices, required=False)
 
 
-class AccountFilter(serializers.Serializer):
+class AccountFilter(QuerySerializer):
     table = serializers.IntegerField(**AN_ID, help_text="Only this table's accounts.")
     hand = serializers.IntegerField(**AN_ID, help_text="Only this hand's wager and pot accounts.")
     kind = serializers.ChoiceField(choices=Account.Kind.choices, required=False)
@@ -103,14 +103,10 @@ def in_reach(user, rows: QuerySet) -> QuerySet:
     return rows.filter(table__in=tables_visible_to(user))
 
 
-def filters(filter_class, request) -> dict:
-    given = filter_class(data=request.query_params)
-    given.is_valid(raise_exception=True)
-    return given.validated_data
-
-
 LEDGER_REFUSALS = {
-    400: OpenApiResponse(description='A malformed filter: {"field": ["message"]}.'),
+    400: OpenApiResponse(
+        description='A malformed filter, or a parameter the list does not take: {"name": ["message"]}.'
+    ),
     401: OpenApiResponse(DetailSerializer, description="No valid token or session."),
     403: OpenApiResponse(DetailSerializer, description="Dealers do not read the ledger."),
 }
@@ -126,6 +122,7 @@ class TransactionViewSet(LedgerViewSet):
     """Ledger transactions with their postings, oldest first (filter by table, hand, kind)."""
 
     serializer_class = TransactionSerializer
+    query_serializer = TransactionFilter
     lookup_value_converter = "uuid"
 
     def get_queryset(self):
@@ -133,16 +130,13 @@ class TransactionViewSet(LedgerViewSet):
         rows = Transaction.objects.select_related("chain", "created_by", "approved_by").prefetch_related(
             Prefetch("postings", queryset=postings)
         )
-        rows = in_reach(self.request.user, rows).order_by("created_at", "position")
-        if self.action != "list":
-            return rows
-        wanted = filters(TransactionFilter, self.request)
+        return in_reach(self.request.user, rows).order_by("created_at", "position")
+
+    def filtered(self, rows: QuerySet, wanted: dict) -> QuerySet:
         where = {"table_id": wanted.get("table"), "hand_id": wanted.get("hand"), "kind": wanted.get("kind")}
         return rows.filter(**{field: value for field, value in where.items() if value is not None})
 
-    @extend_schema(
-        parameters=[TransactionFilter], responses={200: TransactionSerializer(many=True), **LEDGER_REFUSALS}
-    )
+    @extend_schema(responses={200: TransactionSerializer(many=True), **LEDGER_REFUSALS})
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
@@ -152,21 +146,19 @@ class AccountViewSet(LedgerViewSet):
     """Accounts with their balances (filter by table, hand, kind)."""
 
     serializer_class = AccountSerializer
+    query_serializer = AccountFilter
     lookup_value_converter = "int"
 
     def get_queryset(self):
-        rows = in_reach(self.request.user, with_balances(Account.objects.order_by("code")))
-        if self.action != "list":
-            return rows
-        wanted = filters(AccountFilter, self.request)
+        return in_reach(self.request.user, with_balances(Account.objects.order_by("code")))
+
+    def filtered(self, rows: QuerySet, wanted: dict) -> QuerySet:
         if "hand" in wanted:
             rows = rows.filter(kind__in=[Account.Kind.WAGER, Account.Kind.POT], ref=wanted["hand"])
         where = {"table_id": wanted.get("table"), "kind": wanted.get("kind")}
         return rows.filter(**{field: value for field, value in where.items() if value is not None})
 
-    @extend_schema(
-        parameters=[AccountFilter], responses={200: AccountSerializer(many=True), **LEDGER_REFUSALS}
-    )
+    @extend_schema(responses={200: AccountSerializer(many=True), **LEDGER_REFUSALS})
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 

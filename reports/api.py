@@ -12,7 +12,7 @@ signed with the closer's own password or PIN (`Idempotency-Key` header as for ev
 adjust/, which posts what was found for a closed day since into the next open day.
 """
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -26,6 +26,7 @@ from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import casino_records_seen, reports_seen
 from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
 from reports.services.master_game import adjustments_of
+from tables.api.queries import QUERY_REFUSAL
 from tables.api.serializers import RequestSerializer
 from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
 from tables.models import Casino
@@ -95,6 +96,7 @@ class ReportPage(PageNumberPagination):
     page_size = PAGE_SIZE
 
 
+@extend_schema_view(list=extend_schema(responses={200: ReportSerializer(many=True), **QUERY_REFUSAL}))
 class ReportViewSet(ReadOnlyModelViewSet):
     """Reports, newest first; POST starts one (or answers with the one already asked for)."""
 
@@ -169,6 +171,7 @@ class AdjustmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@extend_schema_view(list=extend_schema(responses={200: DayCloseSerializer(many=True), **QUERY_REFUSAL}))
 class DayCloseViewSet(ReadOnlyModelViewSet):
     """Closed gaming days, newest first; POST closes one (signed), POST adjust/ posts what was found
     since for a closed one. Who may close: `reports.services.day_close` (403 with its sentence)."""

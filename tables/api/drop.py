@@ -35,7 +35,15 @@ from tables.services.incidents import FINDINGS_MAX_LENGTH, incidents_to_acknowle
 from .parsers import JSONParser
 from .permissions import SupervisesTheTable
 from .serializers import MAX_BIGINT, NoBodySerializer, RequestSerializer
-from .views import CHANGE_HEADERS, CHANGE_REFUSALS, READ_REFUSALS, device, idempotency_key, parsed
+from .views import (
+    CHANGE_HEADERS,
+    CHANGE_REFUSALS,
+    LIST_REFUSALS,
+    READ_REFUSALS,
+    device,
+    idempotency_key,
+    parsed,
+)
 
 # Requests
 
@@ -153,7 +161,10 @@ class DropBoxViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericVi
         seen = at_tables_seen(boxes(), self.request.user).order_by("attached_at", "pk")
         return seen.filter(counted__isnull=True) if self.action == "list" else seen
 
-    @extend_schema(summary="The boxes not yet counted at the tables the user sees")
+    @extend_schema(
+        summary="The boxes not yet counted at the tables the user sees",
+        responses={200: DropBoxSerializer(many=True), **LIST_REFUSALS},
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
@@ -226,7 +237,10 @@ class IncidentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
         incidents = Incident.objects.select_related("table__pit", "by", "finding")
         return at_tables_seen(incidents, self.request.user)
 
-    @extend_schema(summary="Count incidents waiting for a pit manager's findings")
+    @extend_schema(
+        summary="Count incidents waiting for a pit manager's findings",
+        responses={200: IncidentSerializer(many=True), **LIST_REFUSALS},
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 

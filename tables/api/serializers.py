@@ -13,6 +13,7 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from casino.limits import MAX_AMOUNT, shown
 from tables.games import Move
@@ -55,6 +56,8 @@ class RequestSerializer(serializers.Serializer):
     takes no body reads it with `NoBodySerializer`."""
 
     unknown_field = "Not a field of this request; the fields are {fields}."
+    no_field = "This request takes no fields."
+    transport = TRANSPORT_FIELDS
 
     def to_internal_value(self, data):
         refused = self.unknown_fields(data)
@@ -69,9 +72,13 @@ class RequestSerializer(serializers.Serializer):
     def unknown_fields(self, data) -> dict[str, list[str]]:
         if not isinstance(data, Mapping):
             return {}  # DRF refuses a body that is no object, naming what it is
-        fields = [name for name, field in self.fields.items() if not field.read_only]
-        said = self.unknown_field.format(fields=", ".join(fields))
-        return dict.fromkeys(sorted(set(data) - set(fields) - TRANSPORT_FIELDS), [said])
+        fields = self.taken()
+        said = self.unknown_field.format(fields=", ".join(fields)) if fields else self.no_field
+        return dict.fromkeys(sorted(set(data) - set(fields) - self.transport), [said])
+
+    def taken(self) -> list[str]:
+        """The names the request takes, in the order the refusal lists them."""
+        return [name for name, field in self.fields.items() if not field.read_only]
 
 
 class RequestSchema(OpenApiSerializerExtension):
@@ -90,7 +97,23 @@ class NoBodySerializer(RequestSerializer):
     """The body of a change that takes none (a cash-out, a retire): any field sent is refused, as a
     cash-out sent `{"amount": 50}` would otherwise cash out every chip without a word."""
 
-    unknown_field = "This request takes no fields."
+
+class QuerySerializer(RequestSerializer):
+    """A list's query string, the base of every list's filters, read by `tables.api.queries` alone:
+    a parameter the list does not take is refused (400 naming it, with those it takes), as a field
+    of a body is. A misspelt filter (`?tabel=3`) used to be ignored, and the list came back whole as
+    if filtered. The list's pagination parameters (context `paging`) are taken too, and DRF's
+    `format` (the browsable API's `?format=api`), which no list documents, like a form's CSRF token."""
+
+    unknown_field = "Not a parameter of this list; the parameters are {fields}."
+    no_field = "This list takes no parameters."
+
+    @property
+    def transport(self) -> frozenset:
+        return frozenset({api_settings.URL_FORMAT_OVERRIDE})
+
+    def taken(self) -> list[str]:
+        return [*super().taken(), *self.context.get("paging", ())]
 
 
 class IdentificationSerializer(RequestSerializer):
@@ -261,7 +284,7 @@ class CardCorrectionSerializer(ExpectedSeqSerializer):
     )
 
 
-class ApprovalFilter(serializers.Serializer):
+class ApprovalFilter(QuerySerializer):
     table = serializers.IntegerField(
         required=False, min_value=1, max_value=MAX_BIGINT, help_text="Only this table's requests."
     )

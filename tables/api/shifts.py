@@ -22,7 +22,7 @@ from tables.selectors import tables_visible_to
 from tables.services import shift_end, shift_rotate, shift_start
 
 from . import serializers as s
-from .views import CHANGE_HEADERS, READ_REFUSALS, idempotency_key, parsed, refusals
+from .views import CHANGE_HEADERS, LIST_REFUSALS, READ_REFUSALS, idempotency_key, parsed, refusals
 
 SHIFT_REFUSALS = refusals(400, 401, 403, 409)
 
@@ -67,7 +67,10 @@ class ShiftViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericView
         shifts = shifts_visible_to(self.request.user).order_by("started_at", "pk")
         return shifts.filter(ended_at=None) if self.action == "list" else shifts
 
-    @extend_schema(summary="The open shifts at the tables and pits the user sees")
+    @extend_schema(
+        summary="The open shifts at the tables and pits the user sees",
+        responses={200: s.ShiftSerializer(many=True), **LIST_REFUSALS},
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 

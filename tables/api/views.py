@@ -56,6 +56,7 @@ from tables.services.idempotency import MAX_KEY_LENGTH
 from . import serializers as s
 from .parsers import JSONParser
 from .permissions import ChangesTheSettings, DealsAtTheTable, SupervisesTheTable
+from .queries import QUERY_REFUSAL
 
 DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
 
@@ -104,6 +105,7 @@ def refusals(*codes: int) -> dict[int, OpenApiResponse]:
 CHANGE_REFUSALS = refusals(400, 401, 403)
 HAND_REFUSALS = refusals(400, 401, 403, 409)
 READ_REFUSALS = refusals(401, 403)
+LIST_REFUSALS = {**QUERY_REFUSAL, **READ_REFUSALS}
 
 
 class NotAdmitted(Exception):
@@ -225,7 +227,7 @@ class TableAPI(GenericViewSet):
         return super().get_object()
 
 
-@extend_schema(responses={200: s.TableSerializer(many=True), **READ_REFUSALS})
+@extend_schema(responses={200: s.TableSerializer(many=True), **LIST_REFUSALS})
 class TableViewSet(TableAPI, mixins.ListModelMixin):
     """The tables the user may see: their shift's tables (auditors: every table)."""
 
@@ -475,6 +477,7 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
     permission_classes = [IsAuthenticated, SupervisesTheTable]
     parser_classes = [JSONParser]
     serializer_class = s.ApprovalSerializer
+    query_serializer = s.ApprovalFilter
     lookup_value_converter = "int"
 
     def get_queryset(self):
@@ -484,16 +487,14 @@ class ApprovalViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericV
         )
         if self.action != "list":
             return requests
-        pending = requests.filter(status=ApprovalRequest.Status.PENDING).order_by("requested_at", "pk")
-        wanted = s.ApprovalFilter(data=self.request.query_params)
-        wanted.is_valid(raise_exception=True)
-        table = wanted.validated_data.get("table")
-        return pending if table is None else pending.filter(table=table)
+        return requests.filter(status=ApprovalRequest.Status.PENDING).order_by("requested_at", "pk")
+
+    def filtered(self, pending: QuerySet, wanted: dict) -> QuerySet:
+        return pending.filter(table=wanted["table"])
 
     @extend_schema(
         summary="Pending requests at the tables the user may see",
-        parameters=[s.ApprovalFilter],
-        responses={200: s.ApprovalSerializer(many=True), **refusals(400, 401, 403)},
+        responses={200: s.ApprovalSerializer(many=True), **LIST_REFUSALS},
     )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)

@@ -1,0 +1,80 @@
+"""A query parameter a list does not take is refused (400 naming it, with those it takes), never ignored.
+
+A misspelt filter (`/api/ledger/transactions/?tabel=3`, `/api/approvals/?stauts=pending`) used to
+answer 200 with everything listed, as if filtered: an auditor could report the wrong figures.
+Every list reads its query string through one filter backend (`tables.api.queries`); a list's
+pagination parameters and `format` (the browsable API's) are taken as they always were.
+"""
+
+import pytest
+
+from .conftest import signed_in
+
+pytestmark = pytest.mark.django_db
+
+PAGED = {"page": "1", "page_size": "10"}  # page 1 is there however few rows a list has
+# Every list of /api/schema/: the parameters it takes (with a well-formed value of each), and one it
+# does not take that a client might send.
+LISTS = {
+    "/api/tables/": ({}, "game"),
+    "/api/approvals/": ({"table": "1"}, "stauts"),
+    "/api/shifts/": ({}, "user"),
+    "/api/drop-boxes/": ({}, "tabel"),
+    "/api/incidents/": ({}, "kind"),
+    "/api/ledger/transactions/": ({"table": "1", "hand": "1", "kind": "bet", **PAGED}, "tabel"),
+    "/api/ledger/accounts/": ({"table": "1", "hand": "1", "kind": "tray", **PAGED}, "hnad"),
+    "/api/reports/": ({"page": "1"}, "kind"),
+    "/api/reports/days/": ({"page": "1"}, "day"),
+}
+
+
+@pytest.fixture
+def as_ada(floor, ada):
+    """The auditor: she reads every list (the tables, the pit's queues, the ledger, the reports)."""
+    return signed_in(ada)
+
+
+@pytest.mark.parametrize("url", LISTS)
+def test_a_parameter_a_list_does_not_take_is_refused_naming_it_and_those_it_takes(url, as_ada):
+    taken, unknown = LISTS[url]
+
+    answer = as_ada.get(url, {unknown: "3"})
+
+    assert answer.status_code == 400, answer.content
+    (said,) = answer.json()[unknown]
+    assert list(answer.json()) == [unknown]
+    expected = f"the parameters are {', '.join(taken)}." if taken else "This list takes no parameters."
+    assert said.endswith(expected), said
+
+
+@pytest.mark.parametrize(
+    "url, parameter",
+    [(url, name) for url, (taken, _) in LISTS.items() for name in taken] + [(url, "format") for url in LISTS],
+)
+def test_every_parameter_a_list_takes_is_still_taken(url, parameter, as_ada):
+    for value in ["json", "api"] if parameter == "format" else [LISTS[url][0][parameter]]:
+        answer = as_ada.get(url, {parameter: value})
+
+        assert answer.status_code == 200, (value, answer.content[:300])
+
+
+def test_a_filter_and_a_misspelling_are_named_in_one_answer(as_ada):
+    answer = as_ada.get("/api/ledger/transactions/", {"table": "abc", "tabel": "3"})
+
+    assert answer.status_code == 400
+    assert sorted(answer.json()) == ["tabel", "table"]
+
+
+def test_the_schema_documents_every_lists_parameters_and_its_refusal(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    lists = {
+        path: operations["get"]
+        for path, operations in schema["paths"].items()
+        if "get" in operations and "{" not in path
+    }
+
+    assert set(lists) == set(LISTS)
+    for path, operation in lists.items():
+        documented = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+        assert documented == set(LISTS[path][0]), path
+        assert "400" in operation["responses"], path

@@ -107,6 +107,14 @@ class QuerySerializer(RequestSerializer):
 
     unknown_field = "Not a parameter of this list; the parameters are {fields}."
     no_field = "This list takes no parameters."
+    repeated = "Give this parameter once: a list is narrowed by one value of it."
+
+    def unknown_fields(self, data) -> dict[str, list[str]]:
+        # A parameter given twice (`?table=1&table=2`) would be read as its last value alone, the
+        # first dropped without a word, as a misspelt one was.
+        refused = super().unknown_fields(data)
+        twice = [name for name in data if name not in refused and len(data.getlist(name)) > 1]
+        return {**refused, **dict.fromkeys(twice, [self.repeated])}
 
     @property
     def transport(self) -> frozenset:

@@ -65,6 +65,14 @@ def test_a_filter_and_a_misspelling_are_named_in_one_answer(as_ada):
     assert sorted(answer.json()) == ["tabel", "table"]
 
 
+@pytest.mark.parametrize("url", ["/api/approvals/", "/api/ledger/transactions/", "/api/ledger/accounts/"])
+def test_a_filter_given_twice_is_refused_not_read_as_its_last_value(url, as_ada):
+    answer = as_ada.get(f"{url}?table=1&table=2")
+
+    assert answer.status_code == 400
+    assert answer.json() == {"table": ["Give this parameter once: a list is narrowed by one value of it."]}
+
+
 def test_the_schema_documents_every_lists_parameters_and_its_refusal(client):
     schema = client.get("/api/schema/", {"format": "json"}).json()
     lists = {

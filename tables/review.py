@@ -2,15 +2,16 @@
 
 from collections import defaultdict
 
-from django.db.models import Sum
+from django.db.models import Prefetch, Q, Sum
 
-from ledger.models import Account, Posting
+from ledger.models import Account, Posting, Transaction
 from tables.games import IllegalAction
 from tables.games.base import NAMING, TARGETED
 from tables.games.base import CardEvent as EngineCard
 from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue, Receiver
 
 from .services.engine import engine_for
+from .services.hands import forfeit_memo_start
 
 # Cards that leave the shoe face down whatever the game: a burn, and Blackstone's cards counted off
 # for a take and never revealed.
@@ -37,8 +38,9 @@ def hand_review(hand: Hand) -> dict:
     cards = list(cards)
     face_down = face_down_cards(hand, cards)
     sealed = set() if hand.status in OVER else {card.seq for card in face_down}
+    forfeit = game_forfeits(hand.table, [hand]).get(hand.number)
     postings = (
-        Posting.objects.filter(transaction__hand_id=hand.pk)
+        Posting.objects.filter(Q(transaction__hand_id=hand.pk) | Q(transaction=forfeit))
         .select_related("account", "transaction")
         .order_by("transaction__position", "pk")
     )
@@ -53,7 +55,43 @@ def hand_review(hand: Hand) -> dict:
         "back_entry": BackEntry.objects.filter(hand=hand).select_related("by", "signed_by").first(),
         "held": list(HeldQueue.objects.filter(hand=hand).select_related("by")),
         "hidden": hidden_cards(face_down, decisions, sealed),
+        "forfeit": forfeit,
     }
+
+
+def game_forfeits(table, hands) -> dict[int, Transaction]:
+    """The forfeit settlements (a player left the game and lost it: `game_forfeit`) of the games
+    whose last rounds are among `hands`, by hand number, each with its postings and their accounts
+    (`forfeit_parties`). Posted without a hand, they are known by their memo: the choice is
+    explained at `forfeit_memo_start`."""
+    starts = {forfeit_memo_start(hand.number): hand.number for hand in hands}
+    if not starts:
+        return {}
+    memo = Q()
+    for start in starts:
+        memo |= Q(memo__startswith=start)
+    forfeits = Transaction.objects.filter(
+        memo, table=table, kind=Transaction.Kind.SETTLEMENT, hand_id=None
+    ).prefetch_related(Prefetch("postings", Posting.objects.select_related("account").order_by("pk")))
+    return {
+        number: forfeit for forfeit in forfeits for start, number in starts.items()
+        if forfeit.memo.startswith(start)
+    }
+
+
+def forfeit_parties(hand: Hand, forfeit: Transaction) -> dict[str, int]:
+    """What each party to `hand` took (+) or paid (-) in its game's forfeit settlement, keyed as a
+    hand's settlement deltas are ("3" for seat 3, "house", "carry")."""
+    seats = {session: seat for seat, session in hand.sessions.items()}
+    parties: dict[str, int] = defaultdict(int)
+    for posting in forfeit.postings.all():
+        account = posting.account
+        if account.kind == Account.Kind.PLAYER:
+            party = seats.get(account.ref, account.staff_name)
+        else:
+            party = {Account.Kind.CARRY: "carry", Account.Kind.POT: "pot"}.get(account.kind, "house")
+        parties[party] += posting.amount
+    return dict(parties)
 
 
 def face_down_cards(hand: Hand, cards: list[CardEvent]) -> list[CardEvent]:

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
 from tables.models import ApprovalRequest, CardEvent, Decision, Game, Hand, Shoe, Table, TableCount
+from tables.review import forfeit_parties
 from tables.rocket_counting import configuration_warnings
 from tables.screens import PARTY_NAMES, POT_GAME_HOUSE
 
@@ -87,7 +88,17 @@ def hand_result(hand: Hand) -> str:
         return "voided: every chip returned"
     if hand.status != Hand.Status.SETTLED:
         return ""
-    return results_text((hand.settlement or {}).get("deltas"))
+    result = results_text((hand.settlement or {}).get("deltas"))
+    if hand.forfeit is not None:  # the game this round ended when a player left: what that moved
+        result += f"; then {forfeit_text(hand, hand.forfeit)}"
+    return result
+
+
+def forfeit_text(hand: Hand, forfeit) -> str:
+    """The forfeit settlement of the game `hand` was the last round of, in words: "seat 3 left the
+    Port game and loses it (difference): seat 1 +4, seat 3 -4"."""
+    why = forfeit.memo.removeprefix(f"Hand {hand.number}: ")
+    return f"{why}: {results_text(forfeit_parties(hand, forfeit))}"
 
 
 # Counts and slips

@@ -16,6 +16,7 @@ from ledger.models import Account, Posting, Transaction
 from reports.periods import day_start, today
 from tables.games import IllegalAction
 from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Pit, Recycle, Shift, Table, TableCount
+from tables.review import game_forfeits
 from tables.selectors import open_shifts, supervised_pits, tables_visible_to
 from tables.services.engine import UNREVEALED, replay
 
@@ -135,11 +136,15 @@ def next_step(hand: Hand, events: list):
 
 
 def table_history(table: Table, page_number) -> dict:
-    """A table's hands (a page, newest first, each with its back-entry if it was dealt on paper),
-    counts, fills and credits with their slips, incidents."""
+    """A table's hands (a page, newest first, each with its back-entry if it was dealt on paper,
+    and the forfeit settlement of the game it ended if a player left it: `forfeit`), counts, fills
+    and credits with their slips, incidents."""
     hands: Page = Paginator(
         table.hands.select_related("back_entry").order_by("-number"), HANDS_PER_PAGE
     ).get_page(page_number)
+    forfeits = game_forfeits(table, hands)
+    for hand in hands:
+        hand.forfeit = forfeits.get(hand.number)
     moves = (
         table.approval_requests.filter(kind__in=MONEY_ON_A_SLIP)
         .select_related("requested_by", "decided_by")

@@ -482,6 +482,7 @@ def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
         "steps": presenters.hand_steps(review["cards"], review["decisions"], review["sealed"]),
         "replay": presenters.replay_verdict(review["replay"]),
         "settlement": presenters.settlement_rows(hand),
+        "forfeit": presenters.forfeit_text(hand, review["forfeit"]) if review["forfeit"] else "",
     }
     return page(request, "pit/hand.html", context)
 

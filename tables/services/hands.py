@@ -1051,6 +1051,14 @@ def pairs_round_withdraw(*, hand: Hand, seat: int, by) -> None:
     )
 
 
+def forfeit_memo_start(number: int) -> str:
+    """How the memo of the forfeit settlement of the game whose last round is hand `number` starts.
+    The transaction has no `hand_id` (the round replays to what it posted itself), so the pit finds
+    it by its table, its kind, no hand and this memo (`tables.selectors.game_forfeits`): only
+    `game_forfeit` posts a settlement without a hand, and a hand's number is unique at its table."""
+    return f"Hand {number}: seat "
+
+
 def game_forfeit(*, session: SeatSession, by) -> Settlement | None:
     """The player of `session` leaves: if they are a player of the game in progress that leaving
     loses (`forfeit_game_round`: Pairs, a points game played for stakes), they lose it, and it
@@ -1067,7 +1075,7 @@ def game_forfeit(*, session: SeatSession, by) -> Settlement | None:
     settlement = forfeit_settlement(last_round, seat)
     ending = settlement.result.get("ending", DIFFERENCE)
     game = Game(last_round.game).label
-    memo = f"Hand {last_round.number}: seat {seat} left the {game} game and loses it ({ending})"
+    memo = f"{forfeit_memo_start(last_round.number)}{seat} left the {game} game and loses it ({ending})"
     # Not the round's own transaction (hand_id None): the round replays to what it posted itself.
     _post_settlement_lines(last_round, settlement, by=by, memo=memo, hand_id=None)
     audit_record(

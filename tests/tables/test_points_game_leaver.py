@@ -185,3 +185,24 @@ def test_the_tablet_warns_that_leaving_loses_and_its_cash_out_settles_the_game(c
     assert response.status_code == 200
     assert "Seat 3 (Cy) left during the game and loses it. Seat 1 (Ann) wins the game with 3 points." in html
     assert forfeit_postings(port) == {3: -4, 1: 4}
+
+
+# In the pit
+
+
+def test_the_pit_shows_what_a_game_lost_by_leaving_moved_in_history_and_hand(client, port, pete, dana):
+    # given Cy, on 1 point, leaves the Port game after its first round
+    leave(port, 3, dana)
+    last_round = Hand.objects.get(table=port)
+    client.force_login(pete)
+
+    # when the pit reads the table's history and the round
+    history = client.get(f"/pit/tables/{port.pk}/").content.decode()
+    review = client.get(f"/pit/hands/{last_round.pk}/").content.decode()
+
+    # then both show the forfeit settlement: who paid whom, how much, why
+    paid = "seat 3 left the Port game and loses it (difference in scores): seat 1 +4, seat 3 -4"
+    assert f"seat 1 0, seat 2 0, seat 3 0; then {paid}" in history
+    assert f"The game ended after this round when a player left: {paid}" in review
+    memo = f"Hand {last_round.number}: {paid.split(':')[0]}"
+    assert review.count(memo) == 2  # its two postings, in the ledger postings of the round

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from ledger.models import Account
 from ledger.services import account_code
-from tables.games import CardDue, DecisionDue, Finished
+from tables.games import CardDue, DecisionDue, Finished, Move
 from tables.games.base import NAMING, TARGETED, DecisionEvent
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
@@ -570,8 +570,29 @@ def _points(game, hand: Hand) -> dict[str, Any]:
     played = getattr(game, "played", None) or getattr(game, "bids", None) or {}
     played = dict(played) if not isinstance(played, dict) else played  # Sweep keeps (seat, rank) pairs
     shown = [{"seat": seat, "rank": rank} for seat, rank in played.items()]
-    points = {"target": target, "centre": centre, "played": shown, "over": result.get("game_over")}
+    points = {
+        "target": target,
+        "centre": centre,
+        "played": shown,
+        "over": result.get("game_over"),
+        "columns": _columns(game),
+    }
     return {"status": status, "points": points}
+
+
+def _columns(game) -> list[dict[str, Any]]:
+    """Five Cards: each target with the cards each player has played beside it and their total,
+    in the seats' order (the other points games have no columns: an empty list)."""
+    columns = getattr(game, "columns", {})
+    return [
+        {
+            "target": target,
+            "sides": [
+                {"seat": seat, "cards": list(ranks), "total": sum(ranks)} for seat, ranks in sides.items()
+            ],
+        }
+        for target, sides in sorted(columns.items())
+    ]
 
 
 GAME_EXTRAS = {
@@ -726,6 +747,8 @@ def _actions(due, hand: Hand) -> dict[str, Any] | None:
         "fold_cards": [list(card) for card in due.fold_cards],
         "draw_fee": draw_fee,
         "fold_picks_card": bool(hand.options.get("continuous")),
+        # Five Cards: the columns the drawn card may go on, one button each ("On the 5").
+        "columns": [choice[1] for choice in due.choices if choice[0] == Move.PLACE],
     }
 
 

@@ -57,6 +57,8 @@ def test_a_dealer_scores_a_whole_points_game_by_tapping(people, tablet, game):
                 deal(page, mirror, due)
             else:
                 decide(page, mirror, mirror.choose(due))
+                if game == Game.FIVE_CARDS:  # each target's column, both players' cards beside it
+                    expect_columns(page, mirror.game)
         expect(page.locator(".settlement")).to_be_visible()
         confirm_settlement(page)
         hand.refresh_from_db()
@@ -72,3 +74,13 @@ def test_a_dealer_scores_a_whole_points_game_by_tapping(people, tablet, game):
         assert hand.status == Hand.Status.SETTLED and hand_replay_check(hand)["matches"] is True
     assert not Transaction.objects.filter(table=table, kind="settlement").exists()  # points, no money
     assert re.search(r"\d+ points", page.locator(".seats").inner_text())
+
+
+def expect_columns(page, game) -> None:
+    """The tablet shows each Five Cards target with the cards each seat played beside it and their
+    total, as the players' own game has them."""
+    for target, sides in game.columns.items():
+        row = page.locator(f'.columns tr[data-target="{target}"]')
+        for cell, ranks in zip(row.locator("td").all(), sides.values(), strict=True):
+            expect(cell.locator(".card")).to_have_text([str(rank) for rank in ranks])
+            expect(cell.locator(".total")).to_have_text(str(sum(ranks)))

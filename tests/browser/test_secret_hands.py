@@ -73,6 +73,8 @@ def decide(page: Page, players: Players, choice: tuple) -> None:
     decisions = page.locator(".decisions")
     if move not in TARGETED and len(choice) == 1 and move not in FACE_DOWN_MOVES:
         tap(page, decisions.get_by_role("button", name=re.compile(f"^{move.value.capitalize()}")))
+    elif move is Move.PLACE:  # Five Cards: one button per column the card may go on
+        tap(page, decisions.get_by_role("button", name=f"On the {choice[1]}", exact=True))
     else:
         form = decisions.locator(f'form.compose:has(input[name=move][value="{move.value}"])')
         ranks = choice[1:]

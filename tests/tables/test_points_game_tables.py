@@ -21,7 +21,7 @@ from tables.services.engine import seat_keyed
 from tables.services.hands import HandError, points_game_round
 from tables.services.shoes import ShoeError, shoe_commitment
 
-from .conftest import card, key, open_table, seat
+from .conftest import card, deal_at, decide, key, open_table, seat
 from .dealer import Dealer
 
 pytestmark = pytest.mark.django_db
@@ -242,3 +242,37 @@ def test_the_pit_review_of_a_settled_round_that_moved_no_chips_says_so(client, p
     page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
 
     assert "Not settled yet." not in page and "Settled: no chips moved." in page
+
+
+def test_the_tablet_shows_five_cards_columns_and_offers_each_open_column(client, pit, pete, dana):
+    # given a Five Cards round at a physical shoe: targets 1 to 5 (a 2 set aside), then the 7 drawn
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.PHYSICAL)
+    deal_at(table, dana, pete)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in (1, 2, 2, 3, 4, 5, 7):
+        hand = card(hand, rank, dana)
+    client.force_login(dana)
+    page = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+    assert "On the 1</button>" in page and "On the 5</button>" in page and "Cards shown" not in page
+    first = hand_screen(hand)["actions"]["seat"]
+
+    # when the dealer taps "On the 3", and the other player's 6 goes on the 1
+    response = client.post(
+        f"/tablet/hands/{hand.pk}/decide/", {"move": "place", "ranks": "3", "seq": hand.seq, "key": key()}
+    )
+    assert response.status_code in (200, 302)
+    hand = card(Hand.objects.get(pk=hand.pk), 6, dana)
+    hand = decide(hand, ("place", 1), dana)
+
+    # then each target shows both players' cards beside it, with their totals
+    sides = {
+        column["target"]: {side["seat"]: (side["cards"], side["total"]) for side in column["sides"]}
+        for column in hand_screen(hand)["points"]["columns"]
+    }
+    second = 3 - first
+    assert sides[3] == {first: ([7], 7), second: ([], 0)}
+    assert sides[1] == {first: ([], 0), second: ([6], 6)}
+    page = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
+    assert 'data-target="3"' in page and '<b class="num total">7</b>' in page

@@ -52,7 +52,7 @@ from tables.services.rating_slips import (
     slip_state,
     slips_open,
 )
-from tables.services.shoes import DEFAULT_BURN, ShoeError
+from tables.services.shoes import ShoeError, default_burn
 
 STALE = "The hand has moved on. Refresh"
 RANKS = range(1, 11)
@@ -79,7 +79,7 @@ def render_table(
         "can_deal": user_can_deal(request.user, table),
         "error": error,
         "poll_seconds": settings.TABLET_POLL_SECONDS,
-        "burn": DEFAULT_BURN,
+        "burn": default_burn(table.game),
         "slip_steps": forms.SlipStepForm.STEPS,
     }
     template = "tables/_table.html" if fragment or request.htmx else "tables/table.html"

@@ -36,6 +36,12 @@ FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS, *WHOLE_
 _system_random = secrets.SystemRandom()
 
 
+def default_burn(game: str) -> int:
+    """The burn a new shoe's form offers: none for the games dealt whole from the deck (RULINGS,
+    "Points and bidding games": their hands must come out even), DEFAULT_BURN for the rest."""
+    return 0 if game in WHOLE_DECK else DEFAULT_BURN
+
+
 class ShoeError(DomainError):
     """The shoe cannot do what was asked."""
 

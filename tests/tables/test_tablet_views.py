@@ -24,6 +24,7 @@ from tables.models import (
 )
 from tables.screens import hand_screen, table_screen
 from tables.services import approval_decide, hand_settle, hand_start, seat_close, shift_start, shoe_start
+from tables.services.shoes import shoe_retire
 
 from .conftest import card, deal_at, decide, key, open_table, play, seat
 
@@ -919,6 +920,21 @@ def test_the_new_shoe_panel_offers_the_last_shoes_kind_decks_and_burn(client, bl
 
     assert 'value="system" checked' in html and 'value="physical" checked' not in html
     assert re.search(r'name="burn"[^>]*value="3"', html)
+
+
+@pytest.mark.parametrize(("game", "burn"), [(Game.FIVE_CARDS, "0"), (Game.SWEEP, "0"), (Game.PORT, "5")])
+def test_the_new_shoe_panel_offers_no_burn_for_a_game_dealt_whole_from_the_deck(
+    client, pit, dana, pete, game, burn
+):
+    # given a table whose last shoe is out of play (a whole-deck game retires it after each round)
+    table = open_table(pit, pete, game, "Points 1", 1, 100, burn=0)
+    shoe_retire(shoe=table.shoes.get(), by=pete, key=key())
+    deal_at(table, dana, pete)
+    client.force_login(dana)
+
+    html = page(client.get(f"/tablet/{table.pk}/"))
+
+    assert re.search(rf'name="burn"[^>]*value="{burn}"', html)  # what the shoe service accepts
 
 
 def test_a_pairs_round_whose_next_cannot_start_still_settles(client, pairs_round):

@@ -8,7 +8,7 @@ from ledger.models import Account, Posting, Transaction
 from tables.games import IllegalAction
 from tables.games.base import NAMING, TARGETED
 from tables.games.base import CardEvent as EngineCard
-from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue, Receiver
+from tables.models import BackEntry, CardCorrection, CardEvent, Decision, Hand, HeldQueue, Receiver, Recycle
 
 from .services.engine import engine_for
 from .services.hands import forfeit_memo_start
@@ -49,6 +49,7 @@ def hand_review(hand: Hand) -> dict:
         "cards": cards,
         "sealed": sealed,
         "decisions": decisions,
+        "recycles": list(Recycle.objects.filter(hand=hand).select_related("by").order_by("seq")),
         "corrections": list(corrections),
         "postings": list(postings),
         "replay": hand_replay_check(hand),

@@ -22,6 +22,7 @@ from ledger.models import Account
 from ledger.services import account_code
 from tables.games import CardDue, DecisionDue, Finished, Move
 from tables.games.base import NAMING, TARGETED, DecisionEvent
+from tables.games.cards import composition
 from tables.games.collection import FEE, NONE, RAKE, TIME, CollectionOptions
 from tables.games.pairs import losing_score
 from tables.games.rounds import next_round_seats
@@ -95,7 +96,7 @@ def hand_screen(hand: Hand) -> dict[str, Any]:
         "turn": due.seat if isinstance(due, (CardDue, DecisionDue)) else None,
         "next": _next(due, hand, deck, playable, game),
         "shoe": _shoe(hand.shoe, deck, put_back=sum(getattr(game, "returned_tens", {}).values())),
-        "recycled": [_recycled(recycle) for recycle in recycled],
+        "recycled": [_recycled(recycle, hand.game) for recycle in recycled],
         "actions": _actions(due, hand) if playable else None,
         "correctable": _correctable(hand) if playable else None,
         "settlement": _settlement(due, names, game.options) if isinstance(due, Finished) else None,
@@ -562,7 +563,7 @@ def _points(game, hand: Hand) -> dict[str, Any]:
     the target, and the cards face up in the centre."""
     result = game.settlement().result if game.finished else {}
     status = {
-        seat: f"{game.stakes[seat]} points" + (f", +{result['points'][seat]} this round" if result else "")
+        seat: points_text(game.stakes[seat]) + (f", +{result['points'][seat]} this round" if result else "")
         for seat in game.seats
     }
     centre = next((list(getattr(game, name)) for name in CENTRE_CARDS if hasattr(game, name)), [])
@@ -578,6 +579,10 @@ def _points(game, hand: Hand) -> dict[str, Any]:
         "columns": _columns(game),
     }
     return {"status": status, "points": points}
+
+
+def points_text(points: int) -> str:
+    return f"{points} point" + ("" if abs(points) == 1 else "s")
 
 
 def _columns(game) -> list[dict[str, Any]]:
@@ -718,13 +723,26 @@ def _shoe(shoe: Shoe, deck: Recycle | None, put_back: int = 0) -> dict[str, Any]
     }
 
 
-def _recycled(recycle: Recycle) -> dict[str, Any]:
+def _recycled(recycle: Recycle, game: str) -> dict[str, Any]:
     return {
         "position": recycle.shoe_position,
         "cards": recycle.cards,
         "burned": recycle.burned,
-        "says": f"Deck recycled from {recycle.cards} discards, {recycle.burned} burned.",
+        "says": recycle_says(recycle, game),
     }
+
+
+def recycle_says(recycle: Recycle, game: str) -> str:
+    """A recycle in words: a shuffle the rules call for (`reshuffle_due`) shuffles the deck again,
+    undealt cards included; any other refills a dry deck with its discards. Told apart from the
+    records: Five Cards' deck never runs dry (at most 50 cards lie on its table, so a card no column
+    takes ends the round first), and Monster's new round shuffles the whole deck, which no dry
+    deck's discards are while cards are on the table."""
+    whole = recycle.cards == sum(composition(1))  # both are dealt from a single deck
+    if game == Game.FIVE_CARDS or (game == Game.MONSTER and whole):
+        burned = f", {recycle.burned} burned" if recycle.burned else ""
+        return f"Deck shuffled again: {recycle.cards} cards{burned}."
+    return f"Deck recycled from {recycle.cards} discards, {recycle.burned} burned."
 
 
 def _actions(due, hand: Hand) -> dict[str, Any] | None:

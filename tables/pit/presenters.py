@@ -5,10 +5,10 @@ import json
 from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
-from tables.models import ApprovalRequest, CardEvent, Decision, Game, Hand, Shoe, Table, TableCount
+from tables.models import ApprovalRequest, Game, Hand, Shoe, Table, TableCount
 from tables.review import forfeit_parties
 from tables.rocket_counting import configuration_warnings
-from tables.screens import PARTY_NAMES, POT_GAME_HOUSE
+from tables.screens import PARTY_NAMES, POT_GAME_HOUSE, recycle_says
 
 from .forms import CHIP_VALUES
 from .selectors import MONEY_ON_A_SLIP
@@ -170,9 +170,11 @@ def replay_verdict(replay: dict) -> dict:
     return {"state": "mismatch", "says": f"Replay does not match: replayed {replayed}, posted {posted}."}
 
 
-def hand_steps(cards: list[CardEvent], decisions: list[Decision], sealed: set[int]) -> list[dict]:
-    """Cards and decisions in the one order they happened (their shared sequence in the hand); a
-    card of a step in `sealed` (face down in a hand still in play) shows no rank."""
+def hand_steps(review: dict, game: str) -> list[dict]:
+    """Cards, decisions and the deck's recycles or reshuffles (`hand_review`) in the one order they
+    happened (their shared sequence in the hand); a card of a step in `sealed` (face down in a hand
+    still in play) shows no rank."""
+    cards, decisions, sealed = review["cards"], review["decisions"], review["sealed"]
     steps = [
         {
             "seq": card.seq,
@@ -200,6 +202,21 @@ def hand_steps(cards: list[CardEvent], decisions: list[Decision], sealed: set[in
             "at": decision.at,
         }
         for decision in decisions
+    ]
+    steps += [
+        {
+            "seq": recycle.seq,
+            "card": False,
+            "recycle": True,
+            "what": recycle_says(recycle, game),
+            "who": "",
+            "why": "",
+            "shoe_position": recycle.shoe_position,
+            "by": recycle.by,
+            "device": recycle.device,
+            "at": recycle.at,
+        }
+        for recycle in review["recycles"]
     ]
     return sorted(steps, key=lambda step: (step["seq"] or 0, step["shoe_position"] or 0))
 

@@ -479,7 +479,7 @@ def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
         "hand": hand,
         "table": hand.table,
         "ledger_name": presenters.ledger_name(hand),
-        "steps": presenters.hand_steps(review["cards"], review["decisions"], review["sealed"]),
+        "steps": presenters.hand_steps(review, hand.game),
         "replay": presenters.replay_verdict(review["replay"]),
         "settlement": presenters.settlement_rows(hand),
         "forfeit": presenters.forfeit_text(hand, review["forfeit"]) if review["forfeit"] else "",

@@ -5,6 +5,7 @@ its starter or deal number, until a round says the game is over. Kitty's gamblin
 game's end through the ledger (issue 21.3)."""
 
 import random
+import re
 
 import pytest
 from django.db.models import Sum
@@ -276,3 +277,39 @@ def test_the_tablet_shows_five_cards_columns_and_offers_each_open_column(client,
     assert sides[1] == {first: ([], 0), second: ([6], 6)}
     page = client.get(f"/tablet/hands/{hand.pk}/").content.decode()
     assert 'data-target="3"' in page and '<b class="num total">7</b>' in page
+
+
+def test_a_five_cards_reshuffle_is_said_as_one_and_listed_in_the_pit_review(client, pit, pete, dana):
+    # given a Five Cards round whose targets set a 2 aside: the deck is shuffled again, 50 cards
+    table = table_for(pit, pete, Game.FIVE_CARDS, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for rank in (1, 2, 2, 3, 4, 5, 2):
+        hand = card(hand, rank, dana)
+
+    # then the tablet says a shuffle the rules call for, not a recycle of discards never dealt
+    says = [recycle["says"] for recycle in hand_screen(hand)["recycled"]]
+    assert says == ["Deck shuffled again: 50 cards."]
+
+    # and the pit's review lists it as a step, with no gap in the step numbers
+    shift_start(user=pete, pit=pit, by=pete)
+    client.force_login(pete)
+    page = client.get(f"/pit/hands/{hand.pk}/").content.decode()
+    steps = [int(seq) for seq in re.findall(r'<tr class="step-\w+">\s*<td class="num">(\d+)</td>', page)]
+    assert steps == list(range(1, hand.seq + 1))
+    recycle = r'class="step-recycle">\s*<td class="num">7</td>\s*<td>Deck shuffled again: 50 cards.'
+    assert re.search(recycle, page)
+
+
+def test_a_points_game_s_seat_with_one_point_says_point(pit, pete, dana):
+    table = table_for(pit, pete, Game.PORT, Shoe.Kind.PHYSICAL, options={"target": 5})
+    for number in (1, 2, 3):
+        seat(table, number, 50, dana)
+    hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(7)).play()
+    hand = hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+    next_round = hand_start(table=table, by=dana, key=key())
+    statuses = [seat_["status"] for seat_ in hand_screen(next_round)["seats"]]
+
+    assert "1 point" in statuses and "1 points" not in statuses

@@ -1054,7 +1054,7 @@ def pairs_round_withdraw(*, hand: Hand, seat: int, by) -> None:
 def forfeit_memo_start(number: int) -> str:
     """How the memo of the forfeit settlement of the game whose last round is hand `number` starts.
     The transaction has no `hand_id` (the round replays to what it posted itself), so the pit finds
-    it by its table, its kind, no hand and this memo (`tables.selectors.game_forfeits`): only
+    it by its table, its kind, no hand and this memo (`tables.review.game_forfeits`): only
     `game_forfeit` posts a settlement without a hand, and a hand's number is unique at its table."""
     return f"Hand {number}: seat "
 

@@ -195,7 +195,7 @@ class Seat(models.Model):
         return f"{self.table} seat {self.number}"
 
 
-class Player(models.Model):
+class Player(Sealed, models.Model):
     """A person who plays: a name, a player-card number (unique in the casino, blank for a player
     known only by name) and the identification cash reporting asks for (type, number, issuer),
     which only the pit and auditors see, never the tablet.
@@ -203,7 +203,13 @@ class Player(models.Model):
     Two records of one person are merged by pointing the duplicate at the record kept
     (`merged_into`): the seat sessions and cash records are history and keep the player they were
     written with; every read resolves the duplicate through `merged_into` (`Player.resolved`,
-    `tables.players.player_ids`)."""
+    `tables.players.player_ids`).
+
+    Sealed (`ledger.seals`) in the casino's chain as it is created, identified and merged: whose
+    cash the cash reports add up (`merged_into`) and whom they name (the identification)."""
+
+    # What identifying and merging change once the player is sealed at its creation (`Sealed`).
+    seal_changes = frozenset({"id_type", "id_number", "id_issuer", "merged_into"})
 
     casino = models.ForeignKey(Casino, on_delete=models.PROTECT, related_name="players")
     name = models.CharField(max_length=100)
@@ -231,6 +237,18 @@ class Player(models.Model):
     @property
     def identified(self) -> bool:
         return bool(self.id_type and self.id_number and self.id_issuer)
+
+    def seal_content(self) -> dict:
+        return {
+            "casino": self.casino_id,
+            "name": self.name,
+            "card_number": self.card_number,
+            "id_type": self.id_type,
+            "id_number": self.id_number,
+            "id_issuer": self.id_issuer,
+            "merged_into": self.merged_into_id,
+            "created_at": utc_iso(self.created_at),
+        }
 
     def resolved(self) -> "Player":
         """The record this one was merged into (through any chain of merges), or itself."""

@@ -25,6 +25,7 @@ from casino.audit import audit_record
 from casino.compiled import Compiled, insert_returning
 from casino.errors import DomainError
 from casino.models import AuditEvent
+from ledger.chain import chain_lock
 from ledger.seals import seal
 from reports.periods import gaming_day
 from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
@@ -75,10 +76,16 @@ def player_create(*, casino: Casino, name: str, card_number: str = "", by) -> Pl
     try:
         with transaction.atomic():
             player = Player.objects.create(casino=casino, name=name, card_number=card_number)
+            _seal(player, "created")
     except IntegrityError:
         raise PlayerError(f"Player card {card_number} is already issued.") from None
     audit_record(action=AuditEvent.Action.PLAYER_CREATE, user=by, player=player.pk, card=card_number)
     return player
+
+
+def _seal(player: Player, event: str, chain=None) -> None:
+    """In the casino's chain (its id names it: no read), locked after the player, as a comp is."""
+    seal(player, casino=Casino(pk=player.casino_id), event=event, chain=chain)
 
 
 def player_by_card(*, casino: Casino, card_number: str) -> Player:
@@ -97,6 +104,7 @@ def player_identify(*, player: Player, identification: Identification, by) -> Pl
     player.id_number = identification.number.strip()
     player.id_issuer = identification.issuer.strip()
     player.save(update_fields=["id_type", "id_number", "id_issuer"])
+    _seal(player, "identified")
     audit_record(action=AuditEvent.Action.PLAYER_IDENTIFY, user=by, player=player.pk, type=player.id_type)
     return player
 
@@ -121,14 +129,19 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
     if duplicate.pk == into.pk:
         raise PlayerError("A player cannot be merged into itself.")
     _check_one_slip(duplicate, into)
+    # The casino's chain before the cash report's incident takes a table's: the order a buy-in
+    # that identifies its player takes them (the player, the casino's chain, the table's).
+    chain = chain_lock(casino=Casino(pk=into.casino_id))
     if not into.identified and duplicate.identified:
         fields = ["id_type", "id_number", "id_issuer"]
         for field in fields:
             setattr(into, field, getattr(duplicate, field))
         into.save(update_fields=fields)
+        _seal(into, "identified", chain)
     _cash_report_merged(duplicate, into, by)
     duplicate.merged_into = into
     duplicate.save(update_fields=["merged_into"])
+    _seal(duplicate, "merged", chain)
     audit_record(
         action=AuditEvent.Action.PLAYER_MERGE,
         user=by,

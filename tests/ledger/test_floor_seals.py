@@ -7,10 +7,10 @@ import pytest
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
-from tables.models import Game, HeldQueue, Incident, PlayerRules, RatingSlipEvent, Shift, TimeCharge
-from tables.services import HandError, hand_start, seat_open, shift_end
+from tables.models import Game, HeldQueue, Incident, Player, PlayerRules, RatingSlipEvent, Shift, TimeCharge
+from tables.services import HandError, hand_start, seat_open, shift_end, shift_start
 from tables.services.offline import hand_queue_apply, queued_steps
-from tables.services.players import Identification, player_create
+from tables.services.players import Identification, player_create, player_identify, player_merge
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
 from tests.tables.conftest import card, deal_at, key, open_table, seat
 
@@ -184,4 +184,68 @@ def test_a_shift_deleted_or_inserted_outside_the_app_is_named(shifts):
 
     assert not ok and inserted(lines, Shift, forged), lines
     assert any(f"position {seal.position}, tables.Shift {dealer.pk}" in line and "it was deleted" in line
+               for line in lines), lines
+
+
+# --- Players ---------------------------------------------------------------------------------
+# Whose cash the cash reports add up (a merge) and whom a currency transaction report names (the
+# identification) are a player's row: it is sealed in the casino's chain as it is created,
+# identified and merged, so the owner's edit of either is named.
+
+
+@pytest.fixture
+def players(pit, pete):
+    """Ann identified; Bob merged into Carl."""
+    casino = pit.casino
+    ann = player_create(casino=casino, name="Ann Smith", card_number="1001", by=pete)
+    player_identify(player=ann, identification=PASSPORT, by=pete)
+    bob = player_create(casino=casino, name="Bob Jones", card_number="1002", by=pete)
+    carl = player_create(casino=casino, name="Carl Jones", card_number="1003", by=pete)
+    shift_start(user=pete, pit=pit, by=pete)
+    player_merge(duplicate=bob, into=carl, by=pete)
+    return {name: Player.objects.get(name__startswith=name.title()) for name in ("ann", "bob", "carl")}
+
+
+def test_a_player_is_sealed_in_the_casinos_chain_as_created_identified_and_merged(players):
+    ann, bob = players["ann"], players["bob"]
+
+    seals = Seal.objects.filter(model="tables.Player").select_related("chain").order_by("position")
+
+    assert {seal.chain.name for seal in seals} == {f"casino:{ann.casino_id}"}
+    assert [(seal.record, seal.event) for seal in seals if seal.record in (ann.pk, bob.pk)] == [
+        (ann.pk, "created"), (ann.pk, "identified"), (bob.pk, "created"), (bob.pk, "merged"),
+    ]
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+PLAYER_EDITS = [
+    ("ann", "id_number = 'X999', id_issuer = 'US'", 'id_number is "X999", sealed "X123"'),
+    ("bob", "merged_into_id = (SELECT id FROM tables_player WHERE name = 'Ann Smith')", "merged_into is "),
+    ("carl", "merged_into_id = (SELECT id FROM tables_player WHERE name = 'Ann Smith')", "merged_into is "),
+    ("bob", "merged_into_id = NULL", "merged_into is null"),
+    ("carl", "name = 'Someone Else', card_number = '9999'", 'card_number is "9999", sealed "1003"'),
+]
+
+
+@pytest.mark.parametrize(("which", "change", "problem"), PLAYER_EDITS)
+def test_a_player_edited_outside_the_app_is_named(players, which, change, problem):
+    player = players[which]
+    execute(f"UPDATE tables_player SET {change} WHERE id = %s", [player.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, player, problem), lines
+
+
+def test_a_player_deleted_or_inserted_outside_the_app_is_named(players):
+    ann = players["ann"]
+    seal = Seal.objects.filter(model="tables.Player", record=ann.pk).latest("position")
+    forged = copy_row(Player, ann.pk, card_number="2001")
+    execute("DELETE FROM tables_player WHERE id = %s", [ann.pk])
+
+    ok, lines = verify()
+
+    assert not ok and inserted(lines, Player, forged), lines
+    assert any(f"position {seal.position}, tables.Player {ann.pk}" in line and "it was deleted" in line
                for line in lines), lines

@@ -1400,17 +1400,21 @@ class CountedDrop(Sealed, AppendOnly):
         }
 
 
-class RatingSlip(models.Model):
+class RatingSlip(Sealed, models.Model):
     """A player's rating slip for one visit to the floor, run by the dealer or the pit: its
     history is its events (`RatingSlipEvent`), and its figures are read from the hands the seat
     sessions it covers played while it was running (`tables.services.rating_slips.slip_figures`).
-    Never changed after it is written."""
+    Never changed after it is written: sealed as it starts, in the chain of the table it starts
+    at, since whose slip it is says whose rating and comps its time earns."""
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="rating_slips")
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
         return f"Rating slip {self.pk}: {self.player}"
+
+    def seal_content(self) -> dict:
+        return {"player": self.player_id, "created_at": utc_iso(self.created_at)}
 
 
 class RatingSlipEvent(Sealed, AppendOnly):

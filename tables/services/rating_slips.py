@@ -144,6 +144,8 @@ def _start(session_id: int, by, device: str) -> dict:
         # Not naming the slip: it may run at a table the user does not see (docs/api.md, "Who may do what").
         raise RatingSlipError(f"{player} already has an open rating slip; close or move it first.")
     slip = RatingSlip.objects.create(player=player)
+    # Whose slip it is says whose rating its time earns: sealed in the table's chain, as its steps.
+    seal(slip, table=Table(pk=session.seat.table_id), event=Kind.STARTED)
     _record(slip, Kind.STARTED, session, by, device)
     return {"slip": slip.pk}
 

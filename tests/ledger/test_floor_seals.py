@@ -7,7 +7,17 @@ import pytest
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import sealed_models
-from tables.models import Game, HeldQueue, Incident, Player, PlayerRules, RatingSlipEvent, Shift, TimeCharge
+from tables.models import (
+    Game,
+    HeldQueue,
+    Incident,
+    Player,
+    PlayerRules,
+    RatingSlip,
+    RatingSlipEvent,
+    Shift,
+    TimeCharge,
+)
 from tables.services import HandError, hand_start, seat_open, shift_end, shift_start
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create, player_identify, player_merge
@@ -249,3 +259,29 @@ def test_a_player_deleted_or_inserted_outside_the_app_is_named(players):
     assert not ok and inserted(lines, Player, forged), lines
     assert any(f"position {seal.position}, tables.Player {ann.pk}" in line and "it was deleted" in line
                for line in lines), lines
+
+
+# --- Rating slips ----------------------------------------------------------------------------
+# Whose slip it is says whose rating, and so whose comps, its time earns: the slip is sealed as it
+# starts, in the chain of the table it starts at (its steps are sealed there as well).
+
+
+def test_a_rating_slip_is_sealed_in_its_tables_chain_as_it_starts(floor):
+    slip = RatingSlipEvent.objects.get(kind="started").slip
+
+    seal = Seal.objects.select_related("chain").get(model="tables.RatingSlip", record=slip.pk)
+
+    assert (seal.event, seal.chain.name, seal.figures["player"]) == (
+        "started", f"table:{floor.table.pk}", slip.player_id)
+
+
+def test_a_rating_slip_given_to_another_player_or_inserted_outside_the_app_is_named(floor, pete):
+    slip = RatingSlipEvent.objects.get(kind="started").slip
+    bob = player_create(casino=floor.table.pit.casino, name="Bob Jones", card_number="1002", by=pete)
+    execute("UPDATE tables_ratingslip SET player_id = %s WHERE id = %s", [bob.pk, slip.pk])
+    forged = copy_row(RatingSlip, slip.pk)
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, slip, f"player is {bob.pk}, sealed {slip.player_id}"), lines
+    assert inserted(lines, RatingSlip, forged), lines

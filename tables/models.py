@@ -258,10 +258,16 @@ class Player(Sealed, models.Model):
         return player
 
 
-class SeatSession(models.Model):
+class SeatSession(Sealed, models.Model):
     """A player's stay at a seat: who sat, the buy-in, when they came and went. `player` is the
     carded or identified player; `player_name` describes an anonymous one (and names the player
-    of sessions from before players were recorded)."""
+    of sessions from before players were recorded).
+
+    Sealed in its table's chain as the player sits down and as they leave (not at a later buy-in,
+    which changes nothing here): whose play, buy-in and time the ratings and reports read."""
+
+    # What the player's leaving changes once the session is sealed at the sit-down (`Sealed`).
+    seal_changes = frozenset({"ended_at"})
 
     seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="sessions")
     player = models.ForeignKey(
@@ -282,6 +288,17 @@ class SeatSession(models.Model):
 
     def __str__(self):
         return f"{self.seat}: {self.player_name or 'unrated player'}"
+
+    def seal_content(self) -> dict:
+        return {
+            "seat": self.seat_id,
+            "player": self.player_id,
+            "player_name": self.player_name,
+            "buy_in": self.buy_in,
+            "started_at": utc_iso(self.started_at),
+            "started_by": self.started_by_id,
+            "ended_at": utc_iso(self.ended_at),
+        }
 
 
 class Hand(Sealed, models.Model):

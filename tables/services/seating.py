@@ -18,6 +18,7 @@ from casino.errors import DomainError
 from casino.limits import amount_check
 from ledger.chain import chain_lock_ahead
 from ledger.models import Account, Transaction
+from ledger.seals import seal
 from ledger.services import (
     ACCOUNTS_BY_CODE,
     AccountKey,
@@ -197,7 +198,10 @@ def _open(table_id, number, buy_in, player_id, card_number, player_name, identif
         started_at=now,
         started_by=by,
     )
-    _post_buy_in(session, buy_in, identification, now, by)
+    posted = _post_buy_in(session, buy_in, identification, now, by)
+    # Under the chain lock the buy-in's post took: the sit-down's own figures (a later buy-in
+    # changes none of them, and is not sealed).
+    seal(session, chain=posted.chain, event="opened")
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 
@@ -272,6 +276,7 @@ def _close(session_id: int, by) -> dict:
         )
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
+    seal(session, table=table, event="closed")
     return {"session": session.pk}
 
 
@@ -292,9 +297,10 @@ def _lock_open_session(session_id: int) -> SeatSession:
     return session
 
 
-def _post_buy_in(session: SeatSession, amount: int, identification: Identification, at, by) -> None:
+def _post_buy_in(session: SeatSession, amount: int, identification: Identification, at, by) -> Transaction:
     """Cash from the patron into the drop box; the same value in chips from the tray. The cash is
-    checked against the reporting threshold first (locking the player) and recorded."""
+    checked against the reporting threshold first (locking the player) and recorded. Returns the
+    ledger transaction (its `chain` the table's, locked)."""
     table = session.seat.table
     rules = player_rules(table.pit.casino)
     crossed = cash_in_check(
@@ -313,6 +319,7 @@ def _post_buy_in(session: SeatSession, amount: int, identification: Identificati
     cash_in_record(
         session=session, units=amount, ledger_transaction=posted, crossed=crossed, rules=rules, at=at, by=by
     )
+    return posted
 
 
 def _buy_in_accounts(session_id: int) -> list[AccountKey]:

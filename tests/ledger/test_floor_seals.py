@@ -15,10 +15,19 @@ from tables.models import (
     PlayerRules,
     RatingSlip,
     RatingSlipEvent,
+    SeatSession,
     Shift,
     TimeCharge,
 )
-from tables.services import HandError, hand_start, seat_open, shift_end, shift_start
+from tables.services import (
+    HandError,
+    hand_start,
+    seat_buy_in,
+    seat_close,
+    seat_open,
+    shift_end,
+    shift_start,
+)
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create, player_identify, player_merge
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
@@ -285,3 +294,53 @@ def test_a_rating_slip_given_to_another_player_or_inserted_outside_the_app_is_na
 
     assert not ok and named(lines, slip, f"player is {bob.pk}, sealed {slip.player_id}"), lines
     assert inserted(lines, RatingSlip, forged), lines
+
+
+# --- Seat sessions ---------------------------------------------------------------------------
+# Who sat, the sit-down's buy-in and the times are what ratings, comps and the reports by player
+# read: a seat session is sealed in its table's chain as the player sits down and as they leave.
+
+
+def test_a_seat_session_is_sealed_as_the_player_sits_down_and_leaves(floor, dana):
+    cleo = seat(floor.table, 3, 50, dana, "Cleo")  # out of the hand being played
+    seat_buy_in(session=cleo, amount=20, by=dana, key=key())  # a later buy-in seals nothing
+    seat_close(session=cleo, by=dana, key=key())
+
+    seals = Seal.objects.filter(model="tables.SeatSession", record=cleo.pk).select_related("chain")
+
+    assert [(seal.event, seal.chain.name) for seal in seals.order_by("position")] == [
+        ("opened", f"table:{floor.table.pk}"), ("closed", f"table:{floor.table.pk}"),
+    ]
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+SESSION_EDITS = [
+    ("player_id = (SELECT id FROM tables_player WHERE name = 'Bob Jones'), buy_in = 9000", "buy_in is 9000"),
+    ("player_id = (SELECT id FROM tables_player WHERE name = 'Bob Jones')", "player is "),
+    ("seat_id = (SELECT id FROM tables_seat WHERE number = 2)", "seat is "),
+    ("started_at = '2000-01-01 00:00:00'", "started_at is "),
+    ("ended_at = '2000-01-01 00:00:00'", "ended_at is "),
+]
+
+
+@pytest.mark.parametrize(("change", "problem"), SESSION_EDITS)
+def test_a_seat_session_edited_outside_the_app_is_named(floor, pete, change, problem):
+    player_create(casino=floor.table.pit.casino, name="Bob Jones", card_number="1002", by=pete)
+    ann = SeatSession.objects.get(player__name="Ann Smith")
+    # The seat is free while the edit moves Ann there: the unique open session per seat holds.
+    execute("UPDATE tables_seatsession SET ended_at = started_at WHERE player_name = 'Bob'")
+    execute(f"UPDATE tables_seatsession SET {change} WHERE id = %s", [ann.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, ann, problem), lines
+
+
+def test_a_seat_session_inserted_outside_the_app_is_named(floor):
+    ann = SeatSession.objects.get(player__name="Ann Smith")
+    forged = copy_row(SeatSession, ann.pk, ended_at="2000-01-01 00:00:00+00:00")
+
+    ok, lines = verify()
+
+    assert not ok and inserted(lines, SeatSession, forged), lines

@@ -629,6 +629,10 @@ class ScreenActionsSerializer(serializers.Serializer):
         child=serializers.ChoiceField(choices=MOVES), help_text="Moves that name the `ranks` they reveal."
     )
     targets = serializers.ListField(child=serializers.IntegerField(), help_text="Seats a move may aim at.")
+    columns = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Five Cards: the targets whose columns the drawn card may go on (`place` names one).",
+    )
 
 
 class ScreenCorrectableSerializer(serializers.Serializer):
@@ -701,7 +705,9 @@ class HandScreenSerializer(serializers.Serializer):
         allow_null=True, help_text="Secret-hand games: the pot carried in, the face-down piles, the round."
     )
     points = serializers.DictField(
-        allow_null=True, help_text="Points games: the target, the centre's cards, whether the game is over."
+        allow_null=True,
+        help_text="Points games: the target, the centre's cards, whether the game is over, and Five "
+        "Cards' columns.",
     )
     turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
     next = ScreenNextSerializer()

@@ -623,7 +623,7 @@ RESHUFFLE = {
 def _decision_sentence(due: DecisionDue, game) -> str:
     """Whose decision it is; Five Cards names the card drawn, which no seat shows and which a system
     shoe's reshuffle dealt in the same tap as the shuffle (the dealer never saw it to place)."""
-    drawn = getattr(game, "drawn", None) if game is not None else None
+    drawn = getattr(game, "drawn", None)  # only Five Cards draws a card before its decision
     if drawn is None:
         return f"Seat {due.seat} to act."
     return f"Seat {due.seat} to act: place the {drawn} on a column it matches nothing in."

@@ -5,6 +5,7 @@ import itertools
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 
 from casino.models import User
 from casino.roles import AUDITOR, DEALER, PIT_MANAGER, grant_role_permissions
@@ -32,6 +33,12 @@ _keys = itertools.count(1)
 
 def key() -> str:
     return f"test-key-{next(_keys)}"
+
+
+def signed_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 def person(username: str, role: str) -> User:

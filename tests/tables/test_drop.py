@@ -8,7 +8,6 @@ and carl count it, carl blind.
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,7 +34,7 @@ from tables.services import (
 from tables.services.drop import drop_box_attached, expected_drop
 from tables.services.incidents import incidents_to_acknowledge
 
-from .conftest import deal_at, key, open_table, open_with_count, person, seat
+from .conftest import deal_at, key, open_table, open_with_count, person, seat, signed_in
 from .test_open_close import close_with_count, count_team
 
 pytestmark = pytest.mark.django_db
@@ -271,12 +270,6 @@ def test_counted_drop_is_none_until_every_box_of_the_period_is_counted(delivered
 
 
 # The pit's drop and count page
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def notes_form(**notes) -> dict:

@@ -8,7 +8,6 @@ from datetime import datetime
 
 import pytest
 from django.db import connection, transaction
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -38,7 +37,7 @@ from tables.services import (
     table_is_open,
 )
 
-from .conftest import TRAY_OPENING, card, deal_at, key, open_table, person, play, seat
+from .conftest import TRAY_OPENING, card, deal_at, key, open_table, person, play, seat, signed_in
 from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
@@ -75,12 +74,6 @@ def paul(floor, pete):
     paul = person("paul", PIT_MANAGER)
     shift_start(user=paul, pit=other, by=paul)
     return paul
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def written() -> dict[str, int]:

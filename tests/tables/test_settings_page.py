@@ -3,14 +3,13 @@ with a reason; a refusal re-renders the form with its sentence and writes nothin
 auditor is refused, and a table the user does not see is a 404."""
 
 import pytest
-from django.test import Client
 
 from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from tables.models import Table
 from tables.services import hand_start, shift_start, shoe_start, table_settings_change
 
-from .conftest import key, person, seat
+from .conftest import key, person, seat, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -20,12 +19,6 @@ def floor(rocket, dana, pete):
     shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     return rocket
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def form(table: Table, **changes) -> dict:

@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
-from django.test import Client
 from django.utils import timezone
 
 from casino.errors import Conflict, DomainError, NotAllowed
@@ -20,7 +19,7 @@ from tables.pit.selectors import dealers_off_table
 from tables.selectors import user_can_deal
 from tables.services import ShiftError, hand_start, shift_end, shift_rotate, shift_start
 
-from .conftest import COUNT_TEAM, card, key, open_table, person, seat
+from .conftest import COUNT_TEAM, card, key, open_table, person, seat, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -50,12 +49,6 @@ def audited(action) -> list[tuple]:
     # the count team that opened the test tables went on and off shift too: not the test's people
     events = AuditEvent.objects.filter(action=action).exclude(user__username__in=COUNT_TEAM).order_by("pk")
     return [(e.user.username, e.detail["person"], e.detail.get("reason")) for e in events]
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 # The services

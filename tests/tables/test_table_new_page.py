@@ -4,14 +4,13 @@ and names what was wrong, writing nothing; an auditor, a dealer or a pit manager
 refused, and a pit he does not run cannot be named."""
 
 import pytest
-from django.test import Client
 
 from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from tables.models import Casino, Game, Pit, Table, TableCount
 from tables.services import shift_start
 
-from .conftest import key, open_with_count, person
+from .conftest import key, open_with_count, person, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -23,12 +22,6 @@ def floor(rocket, dana, pete):
     shift_start(user=pete, pit=rocket.pit, by=pete)
     shift_start(user=dana, table=rocket, by=pete)
     return rocket
-
-
-def signed_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def form(pit: Pit, **typed) -> dict:

@@ -70,7 +70,7 @@ class BuyInForm(AmountForm, IdentificationForm):
 class ShoeForm(KeyedForm):
     decks = forms.IntegerField(label="Decks", min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = forms.ChoiceField(label="Shoe", choices=Shoe.Kind.choices)
-    # the screen offers DEFAULT_BURN (tables.services.shoes)
+    # the screen offers the game's default_burn (tables.services.shoes)
     burn = forms.IntegerField(label="Burn", min_value=0, max_value=MAX_BURN)
     reason = forms.CharField(label="Why replace it", required=False, max_length=500)
 

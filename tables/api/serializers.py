@@ -23,7 +23,7 @@ from tables.models import ApprovalRequest, Game, Hand, Recycle, SeatSession, Shi
 from tables.services.hands import RANK_RANGE
 from tables.services.players import Identification
 from tables.services.settings import MAX_SETTING
-from tables.services.shoes import DEFAULT_BURN, LATEST_RECYCLE, MAX_BURN, shoe_cards_left, shoe_deck
+from tables.services.shoes import LATEST_RECYCLE, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
 # The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
@@ -155,7 +155,12 @@ class BuyInSerializer(RequestSerializer):
 class ShoeStartSerializer(RequestSerializer):
     decks = serializers.IntegerField(min_value=MIN_DECKS, max_value=MAX_DECKS)
     kind = serializers.ChoiceField(choices=Shoe.Kind.choices, default=Shoe.Kind.PHYSICAL)
-    burn = serializers.IntegerField(min_value=0, max_value=MAX_BURN, default=DEFAULT_BURN)
+    burn = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_BURN,
+        required=False,
+        help_text="Cards burned after the shuffle. Omitted: 5, or 0 at the games dealt whole from the deck.",
+    )
     reason = serializers.CharField(
         max_length=500, allow_blank=True, default="", help_text="Why: asked while the shoe in play can deal."
     )

@@ -37,7 +37,7 @@ _system_random = secrets.SystemRandom()
 
 
 def default_burn(game: str) -> int:
-    """The burn a new shoe's form offers: none for the games dealt whole from the deck (RULINGS,
+    """The burn a new shoe takes unless told (and its form offers): none for the games dealt whole from the deck (RULINGS,
     "Points and bidding games": their hands must come out even), DEFAULT_BURN for the rest."""
     return 0 if game in WHOLE_DECK else DEFAULT_BURN
 
@@ -56,7 +56,7 @@ def shoe_start(
     table: Table,
     decks: int,
     kind: str = Shoe.Kind.PHYSICAL,
-    burn: int = DEFAULT_BURN,
+    burn: int | None = None,
     reason: str = "",
     by,
     device: str = "",
@@ -69,8 +69,9 @@ def shoe_start(
     only with a `reason`, kept on the retired shoe: a shoe changed mid-way is what an auditor asks
     about first. Locks the table, then the shoe in play, then the table's chain, in the key's
     round trip (`_start_ahead`); `admit(table)`, given, sees the table as locked before the key's
-    claim is looked at, and may refuse the shuffle (as `hand_start`'s). Returns the shoe as the
-    step left it; on a retry, read afresh."""
+    claim is looked at, and may refuse the shuffle (as `hand_start`'s). `burn` not given is the
+    game's (`default_burn`, read on the table as locked: the API's `table` is its id alone).
+    Returns the shoe as the step left it; on a retry, read afresh."""
     request = {"op": "shoe_start", "table": table.pk, "decks": decks, "kind": kind, "burn": burn}
     if reason:  # only then: a key applied before reasons were asked (the demo's shoes) still matches
         request["reason"] = reason
@@ -132,9 +133,10 @@ def table_locked(table_id: int) -> Table:
 
 
 def _start(
-    table_id: int, decks: int, kind: str, burn: int, reason: str, by, device: str, started: list[Shoe]
+    table_id: int, decks: int, kind: str, burn: int | None, reason: str, by, device: str, started: list[Shoe]
 ) -> dict:
     table = table_locked(table_id)
+    burn = default_burn(table.game) if burn is None else burn
     _check_shoe(table, decks, kind, burn, hand_open=OPEN_HAND.first(table_id) is not None)
     current = SHOE_IN_PLAY_LOCKED.first(table_id)
     if current:

@@ -4,10 +4,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tables.models import CardEvent, IdempotentRequest, Shoe
+from tables.models import CardEvent, Game, IdempotentRequest, Shoe
 from tables.services.shoes import shoe_commitment
+from tests.tables.conftest import deal_at, open_table
 
-from .conftest import records
+from .conftest import records, signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +60,19 @@ def test_a_system_shoe_shows_its_commitment_and_only_once_retired_its_order_and_
     shoe = retired.json()
     assert shoe["state"] == "retired" and len(shoe["order"]) == 110
     assert shoe_commitment(shoe["order"], shoe["salt"]) == started["commitment"]
+
+
+@pytest.mark.parametrize(("game", "burned"), [(Game.SWEEP, 0), (Game.PORT, 5), (Game.ROCKET, 5)])
+def test_a_shoe_started_without_a_burn_takes_its_games(game, burned, pit, pete, dana):
+    # RULINGS, "Points and bidding games": Port burns 5, the others deal the whole deck with none
+    # (their hands must come out even); a shoe started through the API once burned 5 at every game
+    table = open_table(pit, pete, game, "Table 9", 10, 500, burn=burned)
+    deal_at(table, dana, pete)
+
+    response = signed_in(dana).change(f"/api/tables/{table.pk}/shoes/", {"decks": 1, "reason": "Test"})
+
+    assert response.status_code == 201, response.json()
+    assert (response.json()["burn"], response.json()["cards_out"]) == (burned, burned)
 
 
 def test_a_shoe_of_nine_decks_is_refused_by_field(as_dana, rocket):

@@ -37,8 +37,9 @@ _system_random = secrets.SystemRandom()
 
 
 def default_burn(game: str) -> int:
-    """The burn a new shoe takes unless told (and its form offers): none for the games dealt whole from the deck (RULINGS,
-    "Points and bidding games": their hands must come out even), DEFAULT_BURN for the rest."""
+    """The burn a new shoe takes unless told (and its form offers): none for the games dealt whole
+    from the deck (RULINGS, "Points and bidding games": their hands must come out even),
+    DEFAULT_BURN for the rest."""
     return 0 if game in WHOLE_DECK else DEFAULT_BURN
 
 

@@ -53,10 +53,16 @@ def drop_box_attached(table: Table) -> DropBox | None:
 
 
 def drop_box_attach_at_opening(*, opener: TableCount, by) -> DropBox | None:
-    """The opening count's box: a new one, unless the table still holds one (closed and opened again
-    before its box was removed, which then holds both periods' cash). Under the count's table lock."""
-    if drop_box_attached(opener.table) is not None:
+    """The opening count's box: a new one, unless the table still holds one attached in the same
+    gaming day (closed and opened again before its box was removed, which then holds both periods'
+    cash). A box held from an earlier gaming day is exchanged at the opening's instant: a day's
+    counted drop is that of the boxes attached in it, so one box must never carry two days' cash.
+    Under the count's table lock."""
+    held = drop_box_attached(opener.table)
+    if held is not None and gaming_day(held.attached_at) == gaming_day(opener.at):
         return None
+    if held is not None:
+        _removed_at(held, by, opener.at)
     return _attach(opener.table, by, opener=opener, at=opener.at)
 
 
@@ -114,9 +120,15 @@ def _attach_asked(table_id: int, by) -> dict:
         raise DomainError(f"{table} is closed: its opening count attaches its drop box.")
     at = timezone.now()  # one instant: the old box's period ends where the new one's starts
     if (held := drop_box_attached(table)) is not None:
-        removed = DropCustody.objects.create(box=held, step=Step.REMOVED, by=by, at=at)
-        seal(removed, table=table, event=Step.REMOVED)
+        _removed_at(held, by, at)
     return {"box": _attach(table, by, at=at).pk}
+
+
+def _removed_at(box: DropBox, by, at: datetime) -> None:
+    """An exchange: `box` leaves its table at the instant the next box is attached, so every buy-in
+    belongs to exactly one box."""
+    removed = DropCustody.objects.create(box=box, step=Step.REMOVED, by=by, at=at)
+    seal(removed, table=box.table, event=Step.REMOVED)
 
 
 def _custody(box: DropBox, step: str, by, device: str, key: str) -> DropCustody:

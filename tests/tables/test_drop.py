@@ -8,6 +8,7 @@ and carl count it, carl blind.
 from datetime import timedelta
 
 import pytest
+from django.apps import apps
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -91,6 +92,48 @@ def test_the_next_opening_attaches_box_2_once_box_1_is_removed(day, pete):
     drop_box_remove(box=day.drop_boxes.get(), by=pete, key=key())
     open_with_count(day)
     assert list(day.drop_boxes.order_by("number").values_list("number", flat=True)) == [1, 2]
+
+
+class Clock:
+    """The wall clock the services and the records' defaults read, moved by hand and a millisecond on
+    at each reading (every record has its own instant). A field whose default is `timezone.now` holds
+    the function itself, bound when the model was defined, and Django keeps it in the field's
+    `_get_default`: that is moved too."""
+
+    def __init__(self, monkeypatch, start):
+        self.now, real = start, timezone.now
+        monkeypatch.setattr(timezone, "now", self)
+        for model in apps.get_models():
+            for field in model._meta.concrete_fields:
+                if field.default is real:
+                    monkeypatch.setattr(field, "_get_default", self, raising=False)
+
+    def __call__(self):
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+
+def test_a_box_held_from_an_earlier_gaming_day_is_exchanged_at_the_opening(monkeypatch, pit, pete, dana):
+    # given Rocket 1 played yesterday and closed, its box 1 still at the table
+    clock = Clock(monkeypatch, timezone.now() - timedelta(days=1))
+    rocket = open_table(pit, pete, Game.ROCKET, "Rocket 1", 10, 500)
+    deal_at(rocket, dana, pete)
+    seat_close(session=seat(rocket, 1, 500, dana), by=dana, key=key())
+    close_with_count(rocket, account_get(kind=Account.Kind.TRAY, table=rocket).balance)
+    yesterday = rocket.drop_boxes.get()
+
+    # when it opens today and sells 300 of chips
+    clock.now += timedelta(days=1)
+    opener = open_with_count(rocket)
+    seat_close(session=seat(rocket, 1, 300, dana), by=dana, key=key())
+
+    # then yesterday's box left the table at today's opening with yesterday's cash alone, and today's
+    # cash is in box 2, so today is not counted until box 2 is
+    removed = yesterday.custody.get(step=DropCustody.Step.REMOVED)
+    today = drop_box_attached(rocket)
+    assert removed.at == opener.at and expected_drop(yesterday, until=removed.at) == 500
+    assert (today.number, today.opener, expected_drop(today)) == (2, opener, 300)
+    assert counted_drop(rocket.pk, opener.at, clock.now + timedelta(hours=1)) is None
 
 
 def test_a_box_is_not_removed_while_its_table_is_open(rocket, pete):

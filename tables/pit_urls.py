@@ -23,6 +23,7 @@ urlpatterns = [
     path("rating-slips/<int:slip_id>/", rating.slip_page, name="rating_slip"),
     path("rating-slips/<int:slip_id>/step/", rating.slip_step_view, name="slip_step"),
     path("counts/<int:count_id>/", pit.count_result, name="count"),
+    path("slip/<int:slip_id>/", pit.slip_page, name="slip"),
     path("approvals/", pit.approvals_page, name="approvals"),
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),
     path("approvals/<int:request_id>/withdraw/", pit.approval_withdraw_view, name="withdraw"),

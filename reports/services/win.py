@@ -33,7 +33,7 @@ from django.utils import timezone
 from ledger.models import Account, Posting, Transaction
 from reports.models import VarianceRules
 from reports.periods import days_bounds
-from reports.services.links import admin_url, table_url
+from reports.services.links import admin_url, slip_url, table_url
 from tables.models import Shift, Slip, Table, TableCount
 from tables.selectors import counted_drop
 
@@ -70,7 +70,7 @@ def _clock(at: datetime) -> str:
 def _count_record(count: TableCount) -> dict:
     return {
         "label": f"{count.get_kind_display()} {_clock(count.at)}, {slip_number(count.slip)}",
-        "link": admin_url("tables.slip", count.slip_id),
+        "link": slip_url(count.slip_id),
     }
 
 
@@ -155,7 +155,7 @@ def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
     transactions = postings.values("transaction")
     slips = Slip.objects.filter(transaction__in=transactions).order_by("year", "table", "serial")
     records = [
-        {"label": f"{slip_number(slip)}: {slip.amount:,}", "link": admin_url("tables.slip", slip.pk)}
+        {"label": f"{slip_number(slip)}: {slip.amount:,}", "link": slip_url(slip.pk)}
         for slip in slips
     ]
     unslipped = (

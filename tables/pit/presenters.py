@@ -5,7 +5,7 @@ import json
 from django.utils import timezone
 
 from tables.games import CardDue, DecisionDue, IllegalAction
-from tables.models import ApprovalRequest, Game, Hand, Shoe, Table, TableCount
+from tables.models import ApprovalRequest, Game, Hand, Shoe, Table
 from tables.review import forfeit_parties
 from tables.rocket_counting import configuration_warnings
 from tables.screens import PARTY_NAMES, POT_GAME_HOUSE, recycle_says
@@ -127,8 +127,9 @@ def chip_fields(form) -> list[dict]:
     ]
 
 
-def chip_rows(count: TableCount) -> list[dict]:
-    return [{"value": value, "count": count.denominations.get(str(value), 0)} for value in CHIP_VALUES]
+def chip_rows(denominations: dict) -> list[dict]:
+    """A count's or slip's chips, {"25": 4}, as one row per chip value."""
+    return [{"value": value, "count": denominations.get(str(value), 0)} for value in CHIP_VALUES]
 
 
 def chips_text(denominations: dict) -> str:

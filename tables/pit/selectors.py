@@ -15,7 +15,18 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from ledger.models import Account, Posting, Transaction
 from reports.periods import day_start, today
 from tables.games import IllegalAction
-from tables.models import ApprovalRequest, CardEvent, Decision, Hand, Pit, Recycle, Shift, Table, TableCount
+from tables.models import (
+    ApprovalRequest,
+    CardEvent,
+    Decision,
+    Hand,
+    Pit,
+    Recycle,
+    Shift,
+    Slip,
+    Table,
+    TableCount,
+)
 from tables.review import game_forfeits
 from tables.selectors import open_shifts, supervised_pits, tables_visible_to
 from tables.services.engine import UNREVEALED, replay
@@ -176,8 +187,8 @@ def approval_queue(user) -> dict:
     return {"pending": pending, "decided": decided[:RECENT_DECISIONS]}
 
 
-def count_signatures(count: TableCount) -> QuerySet:
-    return count.slip.signatures.select_related("user").order_by("at", "pk")
+def slip_signatures(slip: Slip) -> QuerySet:
+    return slip.signatures.select_related("user").order_by("at", "pk")
 
 
 def dealers_seen_by(user) -> QuerySet:

@@ -28,7 +28,7 @@ from django.utils import timezone
 from casino.errors import DomainError, NotAllowed
 from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen, version
 from tables.forms import SlipStepForm
-from tables.models import ApprovalRequest, Game, Hand, Table, TableCount
+from tables.models import ApprovalRequest, Game, Hand, Slip, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
 from tables.screens import table_screen
@@ -270,10 +270,38 @@ def count_result(request: HttpRequest, count: TableCount) -> HttpResponse:
     context = {
         "count": count,
         "table": count.table,
-        "signatures": selectors.count_signatures(count),
-        "chips": presenters.chip_rows(count),
+        "signatures": selectors.slip_signatures(count.slip),
+        "chips": presenters.chip_rows(count.denominations),
     }
     return page(request, "pit/count_result.html", context)
+
+
+SLIP = Pages(
+    fetch=fetch_seen(
+        lambda user: at_tables_seen(
+            Slip.objects.select_related(
+                "table__pit", "created_by", "request__requested_by", "request__decided_by", "count", "hand"
+            ),
+            user,
+        ),
+        pk="slip_id",
+    ),
+    check=check_watch,
+    refused=refused,
+)
+
+
+@SLIP.page()
+def slip_page(request: HttpRequest, slip: Slip) -> HttpResponse:
+    """One slip of any kind as it was issued and signed: what the reports' figures link to, so the
+    pit reads the records behind a figure without the admin."""
+    context = {
+        "slip": slip,
+        "table": slip.table,
+        "signatures": selectors.slip_signatures(slip),
+        "chips": presenters.chip_rows(slip.denominations) if slip.denominations else [],
+    }
+    return page(request, "pit/slip.html", context)
 
 
 def render_tray(request, table: Table, form=None, *, error: str = "", status: int = 200) -> HttpResponse:

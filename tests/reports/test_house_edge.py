@@ -33,7 +33,7 @@ def test_handle_win_and_hold_are_summed_from_the_hands(rocket, dana):
     assert (group["label"], group["hands"], group["handle"], group["bets"]) == ("Rocket 1", 3, 210, 6)
     assert group["win"] == 3 * ROCKET_HOUSE_WIN and group["hold"] == pytest.approx(36 / 210)
     assert group["average_bet"] == 35 and group["players"] == -36 and group["balanced"]
-    assert group["link"].endswith(f"/tables/table/{rocket.pk}/change/")
+    assert group["link"] == f"/pit/tables/{rocket.pk}/"
 
 
 def test_the_expected_win_and_its_spread_come_from_the_theoretical_edge(rocket, dana):

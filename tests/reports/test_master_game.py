@@ -69,12 +69,28 @@ def test_the_page_links_each_figure_to_its_slip_and_prints_on_a4_landscape(
     page = client.get(f"/reports/{report.pk}/").content.decode()
 
     slip = counted_day.slips.get()
-    assert f'href="/admin/tables/slip/{slip.pk}/change/"' in page
+    assert f'href="/pit/slip/{slip.pk}/"' in page
     assert "Not closed yet" in page and "over 100" in page
     assert "reports/reports.css" in page and 'class="no-print"' in page
     css = Path(finders.find("reports/reports.css")).read_text()
     assert "@media print" in css and "size: A4 landscape" in css
     assert "header.bar" in css.split("@media print")[1]  # the site's bar is not printed
+
+
+@pytest.mark.parametrize("reader", ["pete", "ada"])
+def test_the_pit_manager_and_the_auditor_open_the_records_behind_each_figure(
+    client, counted_day, day_table, pete, ada, reader
+):
+    # given the report of the day: the table, its two counts' slips and the fill's slip
+    report = master_game(day_table.pit.casino)
+    [row] = report.result["tables"]
+    records = row["records"]
+    links = [row["link"]] + [r["link"] for r in records["opener"] + records["closer"] + records["fills"]]
+    client.force_login({"pete": pete, "ada": ada}[reader])
+
+    # then each opens for both (pete has no admin: a link there was a page refused to him)
+    assert all(link.startswith("/pit/") for link in links) and len(links) == 4
+    assert [client.get(link).status_code for link in links] == [200] * 4
 
 
 def test_the_csv_has_a_row_per_table_and_the_casinos_total(client, counted_day, day_table, pete):

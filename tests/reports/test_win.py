@@ -58,7 +58,7 @@ def test_the_worked_day_by_the_formula(monkeypatch, day_table, day_shift, dana, 
     assert row["expected_drop"] == BUY_INS
     slip = fill.slips.get()
     assert [r["label"] for r in row["records"]["fills"]] == [f"slip {slip.number}: 500"]
-    assert row["records"]["fills"][0]["link"].endswith(f"/tables/slip/{slip.pk}/change/")
+    assert row["records"]["fills"][0]["link"] == f"/pit/slip/{slip.pk}/"
     assert "Opening count" in row["records"]["opener"][0]["label"]
     assert "Closing count" in row["records"]["closer"][0]["label"]
     assert [r["label"] for r in row["records"]["credits"]][0].startswith("credit ")

@@ -28,6 +28,7 @@ from tables.models import (
 )
 from tables.pit.selectors import shift_began
 from tables.services import (
+    approval_decide,
     fill_request,
     hand_start,
     hand_void_request,
@@ -140,6 +141,7 @@ PAGES = {
     "/pit/tables/{table}/count/": (200, 404, 200, 403),
     "/pit/tables/{table}/tray/": (200, 404, 200, 403),
     "/pit/counts/{count}/": (200, 404, 200, 200),
+    "/pit/slip/{slip}/": (200, 404, 403, 200),
     "/pit/hands/{hand}/": (200, 404, 403, 200),
 }
 PEOPLE = ("pete", "paul", "dana", "ada")
@@ -156,11 +158,13 @@ def places(floor, dana):
     hand = settled_hand(floor, dana)
     for session in SeatSession.objects.filter(seat__table=floor, ended_at=None):
         seat_close(session=session, by=dana, key=key())  # a closing count needs every seat closed
+    fill = dana_fill(floor, dana)
     return {
         "table": floor.pk,
         "hand": hand.pk,
         "count": TableCount.objects.get(table=floor).pk,
-        "fill": dana_fill(floor, dana).pk,
+        "fill": fill.pk,
+        "slip": fill.slips.get().pk,
         "year": timezone.localdate().year,
     }
 
@@ -175,6 +179,20 @@ def test_each_page_opens_for_whom_it_should_and_is_a_404_or_403_for_anyone_else(
 
     assert response.status_code == PAGES[url][PEOPLE.index(who)]
     assert written() == before
+
+
+def test_a_slip_reads_as_issued_and_signed_with_its_request_and_decision(floor, dana, pete):
+    # given dana's fill of 4 x 25, approved by pete with his PIN
+    fill = dana_fill(floor, dana)
+    approval_decide(request=fill, by=pete, approve=True, secret=PETE_PIN, key=key())
+    slip = fill.slips.get()
+
+    page = signed_in(pete).get(f"/pit/slip/{slip.pk}/").content.decode()
+
+    assert f"slip {slip.number}" in page and '<dd class="num" id="units">100</dd>' in page
+    assert '<td class="num">25</td><td class="num">4</td>' in page
+    assert re.search(r'id="decision">Approved\s+by pete<', page)
+    assert "dana as dealer, by password" in page and "pete as pit manager, by pin" in page
 
 
 def decide_form(places):

@@ -52,6 +52,7 @@ PAGES = [
     ("paul", "get", "/pit/tables/{table}/settings/"),
     ("paul", "post", "/pit/tables/{table}/settings/"),
     ("paul", "get", "/pit/counts/{count}/"),
+    ("paul", "get", "/pit/slip/{slip}/"),
     ("paul", "get", "/pit/hands/{hand}/"),
     ("paul", "post", "/pit/approvals/{approval}/"),
     ("dana", "get", "/reports/{report}/"),
@@ -109,6 +110,7 @@ def rocket_records(rocket, blackstone, dana, olga, pete):
         "hand": hand.pk,
         "approval": fill.pk,
         "count": TableCount.objects.get(table=rocket).pk,
+        "slip": fill.slips.get().pk,
         "report": report.pk,
         "investigation": investigation_of(rocket).pk,
     }

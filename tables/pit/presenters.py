@@ -159,7 +159,10 @@ def ledger_name(hand: Hand) -> str:
     return f"hand {hand.pk}"
 
 
-def replay_verdict(replay: dict) -> dict:
+def replay_verdict(replay: dict, status: str) -> dict:
+    """What the replay check says of a hand in `status`: nothing is compared until it is settled."""
+    if replay["matches"] is None and status == Hand.Status.VOIDED:
+        return {"state": "pending", "says": "Voided: it is never settled, so no replay is compared."}
     if replay["matches"] is None:
         return {"state": "pending", "says": "Not settled yet: there is no settlement to compare."}
     if replay["matches"]:

@@ -508,7 +508,7 @@ def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
         "table": hand.table,
         "ledger_name": presenters.ledger_name(hand),
         "steps": presenters.hand_steps(review, hand.game),
-        "replay": presenters.replay_verdict(review["replay"]),
+        "replay": presenters.replay_verdict(review["replay"], hand.status),
         "settlement": presenters.settlement_rows(hand),
         "forfeit": presenters.forfeit_text(hand, review["forfeit"]) if review["forfeit"] else "",
     }

@@ -6,12 +6,23 @@ import threading
 import pytest
 from django.db import connection
 
-from casino.errors import Conflict
-from ledger.models import Transaction
-from tables.models import Decision
-from tables.services import hand_decide, hand_start, seat_buy_in, seat_close, shoe_start
+from casino.errors import Conflict, DomainError
+from casino.roles import PIT_MANAGER
+from ledger.models import Account, Transaction
+from ledger.services import account_get
+from tables.models import ApprovalRequest, Decision, Signature
+from tables.services import (
+    approval_decide,
+    fill_request,
+    hand_decide,
+    hand_start,
+    seat_buy_in,
+    seat_close,
+    shift_start,
+    shoe_start,
+)
 
-from .conftest import card, key, seat
+from .conftest import card, deal_at, key, person, seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,6 +75,38 @@ def test_eight_retries_with_one_key_are_applied_once_with_one_answer(waiting_han
 
     assert outcomes == [waiting_hand.pk] * 8
     assert Decision.objects.filter(hand=waiting_hand).count() == 1
+
+
+@pytest.mark.parametrize("second", ["approve", "reject"])
+def test_two_pit_managers_deciding_one_fill_at_once_cannot_both_win(rocket, dana, pete, second):
+    # given dana's fill of 100, and pete and pam on shift in the pit
+    deal_at(rocket, dana, pete)
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=rocket.pit, by=pam)
+    fill = fill_request(table=rocket, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+    tray = account_get(kind=Account.Kind.TRAY, table=rocket).balance
+    fills = Transaction.objects.filter(kind="fill", table=rocket)
+    before = fills.count()
+    deciders = [(pete, True), (pam, second == "approve")]
+
+    def act(i):
+        who, approve = deciders[i]
+        try:
+            secret = f"{who}-password"
+            approval_decide(request=fill, by=who, approve=approve, reason="No", secret=secret, key=key())
+        except DomainError as refusal:
+            return refusal.message
+        return "decided"
+
+    # when both tap at the same instant, then one decides and the other is told it is decided
+    outcomes = race(2, act)
+    fill.refresh_from_db()
+    already = f"This request was already {fill.get_status_display().lower()}."
+    assert sorted(outcomes) == sorted(["decided", already])
+    moved = 100 if fill.status == ApprovalRequest.Status.APPROVED else 0
+    assert account_get(kind=Account.Kind.TRAY, table=rocket).balance == tray + moved
+    assert fills.count() == before + (1 if moved else 0)
+    assert Signature.objects.filter(slip__request=fill).count() == (2 if moved else 1)
 
 
 TABLE_WRITES = {

@@ -18,7 +18,7 @@ from casino.models import AuditEvent
 from ledger.models import Account
 from ledger.seals import seal
 from ledger.services import account_get
-from tables.models import Hand, SeatSession, Slip, Table, TableCount
+from tables.models import ApprovalRequest, Hand, SeatSession, Slip, Table, TableCount
 
 from .idempotency import run_once
 from .incidents import count_variance_incident
@@ -154,3 +154,18 @@ def _check_order(table: Table, kind: str, last: TableCount | None) -> None:
         seated = SeatSession.objects.filter(seat__table=table, ended_at=None).count()
         if seated:
             raise DomainError(f"{table} still has {seated} player(s) seated: cash them out before closing.")
+        _check_no_tray_request(table)
+
+
+def _check_no_tray_request(table: Table) -> None:
+    """A fill or credit still pending would move the tray after its closing count was signed: the
+    count would be short of the chips delivered, and the move in no gaming day's report."""
+    pending = ApprovalRequest.objects.filter(
+        table=table, kind__in=(ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT),
+        status=ApprovalRequest.Status.PENDING,
+    ).first()
+    if pending is not None:
+        raise DomainError(
+            f"{table} has a {pending.get_kind_display().lower()} of {pending.amount:,} waiting for the pit's "
+            "decision: approve, reject or withdraw it before closing."
+        )

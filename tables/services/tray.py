@@ -22,7 +22,7 @@ from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
 from tables.models import ApprovalRequest, Slip, Table
 
-from .counts import chip_total
+from .counts import chip_total, table_check_open
 from .idempotency import run_once
 from .slips import (
     SignatureGiven,
@@ -108,6 +108,10 @@ def _request(table, denominations, by, secret, device, key, *, kind) -> Approval
 
 
 def _file_request(table, denominations, by, secret, device, kind) -> dict:
+    # Locked as a closing count locks it: a request filed as the table closes waits and is refused,
+    # so no fill or credit is left pending at a closed table (its closing count would be short).
+    table = Table.objects.select_for_update(no_key=True).select_related("pit").get(pk=table.pk)
+    table_check_open(table)
     amount = chip_total(denominations)
     if amount <= 0:
         raise TrayError(f"A {kind} must move at least one chip.")

@@ -6,9 +6,12 @@ import pytest
 from casino.errors import DomainError
 from ledger.models import Transaction
 from reports.services.reconciliation import chips_section
-from tables.models import Game, Hand, SeatSession, Table, TableCount
+from tables.models import ApprovalRequest, Game, Hand, SeatSession, Table, TableCount
 from tables.services import (
     SignatureGiven,
+    approval_withdraw,
+    credit_request,
+    fill_request,
     hand_start,
     seat_buy_in,
     seat_close,
@@ -105,6 +108,31 @@ def test_a_closing_count_needs_every_seat_closed_and_every_hand_over(rocket, dan
 
     seat_buy_in(session=session, amount=10, by=dana, key=key())
     assert TableCount.objects.filter(table=rocket).count() == 1
+
+
+def test_a_closing_count_waits_for_a_pending_fill_to_be_decided(rocket, dana, pete):
+    # found running the money day: a fill still pending at the closing count could be approved
+    # after it, moving the tray of a closed table past its signed count, in no gaming day's report
+    deal_at(rocket, dana, pete)
+    fill = fill_request(table=rocket, denominations={"25": 20}, by=dana, secret="dana-password", key=key())
+
+    with pytest.raises(DomainError, match="Rocket 1 has a fill of 500 waiting for the pit's decision"):
+        close_with_count(rocket, TRAY_OPENING)
+    assert table_is_open(rocket)
+
+    approval_withdraw(request=fill, by=dana, reason="Wrong chips", key=key())
+    close_with_count(rocket, TRAY_OPENING)
+    assert not table_is_open(rocket)
+
+
+def test_a_closed_table_takes_no_fill_or_credit_request(rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    close_with_count(rocket, TRAY_OPENING)
+
+    for asked in (fill_request, credit_request):
+        with pytest.raises(DomainError, match="Rocket 1 is closed"):
+            asked(table=rocket, denominations={"25": 4}, by=dana, secret="dana-password", key=key())
+    assert not ApprovalRequest.objects.exists()
 
 
 def test_reconciliation_flags_a_fill_and_a_hand_while_the_table_was_closed(rocket, dana, pete):

@@ -1,5 +1,6 @@
 """Rating slips the floor runs: a slip per carded player per visit, started at the player's seat
-session, paused and resumed, moved to a seat session at another table, and closed, by the table's
+session, paused and resumed, moved to the player's seat session at another table or at a new seat
+of the same one, and closed, by the table's
 dealer on shift or the pit manager (`user_can_deal`; a move needs both tables).
 
 The slip is never edited: every step is a `RatingSlipEvent` (who, when, device), and the slip's
@@ -120,8 +121,9 @@ def rating_slip_close(*, slip: RatingSlip, by, device: str = "", key: str) -> Ra
 
 
 def rating_slip_move(*, slip: RatingSlip, to: SeatSession, by, device: str = "", key: str) -> RatingSlip:
-    """The player moved to another table: the slip's segment at the old table ends and the slip
-    runs on at `to`, the player's open seat session at the new table."""
+    """The player moved to another table, or changed seats at this one (left the old seat): the
+    slip's segment at the old seat ends and the slip runs on at `to`, the player's open seat
+    session at the new seat."""
     request = {"op": "rating_slip_move", "slip": slip.pk, "to": to.pk}
     return _once(key, request, by, partial(_move, slip, to.pk, by, device))
 
@@ -161,8 +163,13 @@ def _move(slip: RatingSlip, to_id: int, by, device: str) -> dict:
         raise RatingSlipError("The slip is closed; start a new one.")
     if to.player is None or to.player.resolved().pk != slip.player.resolved().pk:
         raise RatingSlipError(f"That seat is not {slip.player}'s: seat them at the new table first.")
-    if to.seat.table_id == state.session.seat.table_id:
-        raise RatingSlipError("A slip moves to another table; at the same table it simply runs on.")
+    if to.seat.table_id == state.session.seat.table_id and state.session.ended_at is None:
+        # A seat change (cash out, sit down again) ends the old seat session, and the slip with it:
+        # only then does it move at the same table.
+        raise RatingSlipError(
+            f"The player still sits at {state.session.seat}: the slip runs on there. It moves to "
+            "a new seat once the player has left the old one."
+        )
     _record(slip, Kind.MOVED, to, by, device)
     return {"slip": slip.pk}
 

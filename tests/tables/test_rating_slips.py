@@ -172,3 +172,33 @@ def test_a_move_to_someone_elses_seat_is_refused(floor, rocket, dana):
     with pytest.raises(DomainError, match="not Mr Lee"):
         rating_slip_move(slip=slip, to=stranger, by=dana, key=key())
     assert RatingSlipEvent.objects.count() == 1
+
+
+def test_a_slip_follows_the_player_to_a_new_seat_at_the_same_table(floor, rocket, dana, clock):  # noqa: F811
+    # found on the tablet: Mr Lee changed seats (cashed out at seat 1, sat down at seat 4); seat 4
+    # offered "Move rating slip here", which was refused ("at the same table it simply runs on"),
+    # yet the slip had stopped with the old seat: it could neither resume nor move, only close
+    slip = rating_slip_start(session=floor, by=dana, key=key())
+    dealer_pairs_nines(rocket, {1: 20, 2: 50}, dana)  # Lee +18
+    clock.advance(minutes=10)
+    seat_close(session=floor, by=dana, key=key())
+    clock.advance(minutes=2)  # changing seats: the slip counts nothing meanwhile
+    new_seat = seat_open(table=rocket, seat=4, buy_in=100, player=floor.player, by=dana, key=key())
+    rating_slip_move(slip=slip, to=new_seat, by=dana, key=key())
+    dealer_pairs_nines(rocket, {2: 50, 4: 40}, dana)  # seat 2 hits; Lee at 4 folds his 6: -24
+    clock.advance(minutes=5)
+
+    figures = slip_figures(slip)
+
+    assert slip_state(slip).session == new_seat
+    assert figures.time_played == timedelta(minutes=10 + 5)
+    assert (figures.hands, figures.total_bet, figures.result) == (2, 60, 18 - 24)
+
+
+def test_a_slip_does_not_move_to_another_seat_while_the_player_holds_the_old_one(floor, rocket, dana):
+    slip = rating_slip_start(session=floor, by=dana, key=key())
+    second = seat_open(table=rocket, seat=4, buy_in=100, player=floor.player, by=dana, key=key())
+    with pytest.raises(DomainError, match="still sits at Rocket 1 seat 1: the slip runs on there"):
+        rating_slip_move(slip=slip, to=second, by=dana, key=key())
+    assert slip_state(slip).session == floor
+    assert RatingSlipEvent.objects.count() == 1

@@ -274,6 +274,7 @@ class Transaction(Chained, AppendOnly):
         ANTE = "ante", "Ante"
         SETTLEMENT = "settlement", "Settlement"
         CASH_OUT = "cash_out", "Cash-out"
+        CHIPS_IN = "chips_in", "Chips brought to a seat"
         FILL = "fill", "Fill (cage to tray)"
         CREDIT = "credit", "Credit (tray to cage)"
         DROP_COUNT = "drop_count", "Drop box to the count room"

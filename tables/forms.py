@@ -54,9 +54,17 @@ class SeatOpenForm(KeyedForm, IdentificationForm):
     """A carded player by card number, or an anonymous one by an optional description."""
 
     seat = forms.IntegerField(label="Seat")
-    buy_in = amount_field("Buy-in")
+    # Cash, or chips the player carries from another seat or table, or both: blank is none.
+    buy_in = forms.IntegerField(label="Buy-in", min_value=0, max_value=MAX_AMOUNT, required=False)
+    chips = forms.IntegerField(label="Chips brought", min_value=0, max_value=MAX_AMOUNT, required=False)
     card_number = forms.CharField(label="Player card", max_length=30, required=False)
     player_name = forms.CharField(label="Player", max_length=100, required=False)
+
+    def clean_buy_in(self) -> int:
+        return self.cleaned_data["buy_in"] or 0
+
+    def clean_chips(self) -> int:
+        return self.cleaned_data["chips"] or 0
 
 
 class AmountForm(KeyedForm):

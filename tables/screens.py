@@ -158,7 +158,7 @@ def with_typed(screen: dict[str, Any], typed: Mapping[str, str]) -> dict[str, An
     opening or buy-in (`seat`), its form and its identification left open, the amounts as typed,
     so a buy-in refused until the player shows identification is sent again with it."""
     seats = [{**seat, "bet": typed.get(f"bet_{seat['number']}", seat["bet"])} for seat in screen["seats"]]
-    fields = ("card_number", "player_name", "buy_in", "amount")  # never an identification: not shown
+    fields = ("card_number", "player_name", "buy_in", "chips", "amount")  # never an identification: not shown
     refused = {name: typed.get(name, "") for name in fields}
     seat_refused = typed.get("seat")
     seats = [{**seat, "typed": refused} if str(seat["number"]) == seat_refused else seat for seat in seats]

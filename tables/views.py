@@ -236,6 +236,7 @@ def seat_open_view(request: HttpRequest, table: Table, form) -> SeatSession:
         table=table,
         seat=data["seat"],
         buy_in=data["buy_in"],
+        chips=data["chips"],
         card_number=data["card_number"],
         player_name=data["player_name"],
         identification=form.identification(),

@@ -138,7 +138,16 @@ IDENTIFICATION_HELP = "Asked for when the buy-in takes the player past the casin
 
 class SeatOpenSerializer(RequestSerializer):
     seat = serializers.IntegerField(min_value=1, help_text="Seat number, clockwise from the dealer's left.")
-    buy_in = serializers.IntegerField(**AMOUNT, help_text="Chips given, in units.")
+    buy_in = serializers.IntegerField(
+        min_value=0, max_value=MAX_AMOUNT, default=0, help_text="Chips sold for cash, in units."
+    )
+    chips = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_AMOUNT,
+        default=0,
+        help_text="Chips the player brings from another seat or table, in units: no cash, no drop. "
+        "A buy-in, chips brought, or both.",
+    )
     player = serializers.IntegerField(required=False, help_text="A player record's id.")
     card_number = serializers.CharField(max_length=30, allow_blank=True, default="", help_text="Player card.")
     player_name = serializers.CharField(

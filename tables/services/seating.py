@@ -120,7 +120,8 @@ def seat_open(
     *,
     table: Table,
     seat: int,
-    buy_in: int,
+    buy_in: int = 0,
+    chips: int = 0,
     player: Player | int | None = None,
     card_number: str = "",
     player_name: str = "",
@@ -128,20 +129,28 @@ def seat_open(
     by,
     key: str,
 ) -> SeatSession:
-    """Seat a player at `seat` with `buy_in` units of chips from the tray (1 to MAX_AMOUNT).
+    """Seat a player at `seat` with `buy_in` units of chips from the tray for cash, and `chips`
+    units they bring to the seat (from another table, or from the seat they just left at this
+    one): at least one of them, each 0 to MAX_AMOUNT.
 
     The player is a record (`player`, or by `card_number`; a merged record seats the one kept) or,
     anonymous, described by `player_name`. The buy-in is cash: recorded for cash reporting, and
     refused without `identification` if it takes the player past the reporting threshold
-    (`tables.services.players.cash_in_check`)."""
-    amount_check(buy_in, what="A buy-in")
+    (`tables.services.players.cash_in_check`). Chips brought are not cash: they come from the
+    patrons, not the tray, put nothing in the drop box and are no cash in."""
+    amount_check(buy_in, what="A buy-in", least=0)
+    amount_check(chips, what="The chips brought", least=0)
+    if not buy_in and not chips:
+        raise SeatError("A player sits down with a buy-in, or with the chips they bring: give one of them.")
     identification = identification or Identification()
     player_id = player.pk if isinstance(player, Player) else player
     request = {
-        "op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name,
-        "player_id": player_id, "card": card_number, "id": [identification.type, identification.number],
+        "op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "chips": chips,
+        "player": player_name, "player_id": player_id, "card": card_number,
+        "id": [identification.type, identification.number],
     }
-    work = partial(_open, table.pk, seat, buy_in, player_id, card_number, player_name, identification, by)
+    stake = (buy_in, chips)
+    work = partial(_open, table.pk, seat, stake, player_id, card_number, player_name, identification, by)
     answer = run_once(key=key, request=request, by=by, work=work)
     return SeatSession.objects.get(pk=answer["session"])
 
@@ -179,7 +188,8 @@ def seat_close(*, session: SeatSession, by, key: str) -> SeatSession:
     return SeatSession.objects.get(pk=answer["session"])
 
 
-def _open(table_id, number, buy_in, player_id, card_number, player_name, identification, by) -> dict:
+def _open(table_id, number, stake, player_id, card_number, player_name, identification, by) -> dict:
+    buy_in, chips = stake
     table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
     table_check_open(table)
     seats = SEATS_PER_GAME[table.game]
@@ -198,10 +208,12 @@ def _open(table_id, number, buy_in, player_id, card_number, player_name, identif
         started_at=now,
         started_by=by,
     )
-    posted = _post_buy_in(session, buy_in, identification, now, by)
-    # Under the chain lock the buy-in's post took: the sit-down's own figures (a later buy-in
-    # changes none of them, and is not sealed).
-    seal(session, chain=posted.chain, event="opened")
+    posted = [_post_buy_in(session, buy_in, identification, now, by)] if buy_in else []
+    if chips:
+        posted.append(_post_chips_brought(session, chips, by))
+    # Under the chain lock the first post took: the sit-down's own figures (a later buy-in changes
+    # none of them, and is not sealed).
+    seal(session, chain=posted[0].chain, event="opened")
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 
@@ -320,6 +332,18 @@ def _post_buy_in(session: SeatSession, amount: int, identification: Identificati
         session=session, units=amount, ledger_transaction=posted, crossed=crossed, rules=rules, at=at, by=by
     )
     return posted
+
+
+def _post_chips_brought(session: SeatSession, chips: int, by) -> Transaction:
+    """Chips the player carried to the seat: from the patrons (whose pockets they left the last
+    table in, `cash_out`) to the seat. The tray gives nothing and no cash changes hands, so the
+    drop and the cash reporting see nothing."""
+    table = session.seat.table
+    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+    lines = [Line(patrons, -chips, "chips brought"), Line(player_account(session), chips, "chips brought")]
+    return ledger_post(
+        lines=lines, kind="chips_in", memo=f"{session.seat}: chips brought", by=by, table=table
+    )
 
 
 def _buy_in_accounts(session_id: int) -> list[AccountKey]:

@@ -31,6 +31,18 @@ def test_a_player_sits_down_with_a_buy_in(ann, rocket, dana):
     assert Account.objects.get(kind="drop", table=rocket).balance == 300
 
 
+def test_a_player_moving_from_another_table_sits_down_with_the_chips_they_carry(as_dana, rocket):
+    sat = as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 3, "chips": 250, "player_name": "Bo"})
+    before = records()
+    neither = as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": 4, "player_name": "Cy"})
+
+    assert (sat.status_code, sat.json()["buy_in"], sat.json()["chips"]) == (201, 0, 250)
+    assert not Account.objects.filter(kind="drop", table=rocket).exclude(balance=0).exists()
+    assert neither.status_code == 400
+    assert "with a buy-in, or with the chips they bring" in neither.json()["detail"]
+    assert records() == before
+
+
 def test_a_seated_player_buys_more_and_cashes_out(ann, as_dana):
     session = ann.json()["id"]
 
@@ -46,11 +58,11 @@ def test_a_seated_player_buys_more_and_cashes_out(ann, as_dana):
 def test_a_malformed_seat_names_the_fields_and_writes_nothing(as_dana, rocket):
     before = records()
 
-    response = as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": "two", "buy_in": 0})
+    response = as_dana.change(f"/api/tables/{rocket.pk}/seats/", {"seat": "two", "buy_in": -1})
 
     assert response.status_code == 400
     assert set(response.json()) == {"seat", "buy_in"}
-    assert response.json()["buy_in"] == ["Ensure this value is greater than or equal to 1."]
+    assert response.json()["buy_in"] == ["Ensure this value is greater than or equal to 0."]
     assert records() == before
 
 

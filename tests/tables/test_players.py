@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 
 from casino.errors import DomainError
 from casino.models import AuditEvent
+from ledger.models import Account
 from tables.models import CashIn, Incident, Player, PlayerRules, SeatSession, Table
 from tables.players import cash_daily, player_ids, player_visits
-from tables.services import seat_buy_in, seat_open
+from tables.services import seat_buy_in, seat_close, seat_open
 from tables.services.players import Identification, IdentificationNeeded, player_create, player_merge
+from tables.services.seating import player_account
 
 from .conftest import deal_at, key
 
@@ -507,3 +509,81 @@ def test_buy_ins_go_through_exactly_while_the_days_cash_stays_within_the_thresho
     rows = CashIn.objects.filter(player=player)
     assert sum(row.cents for row in rows) == total <= 100 * 100
     assert all(row.logged == (row.units >= 50) for row in rows)
+
+
+# Chips carried from one seat or table to another
+
+
+def test_a_player_moving_tables_sits_down_with_the_chips_they_carry_no_cash_in(
+    ann, rocket, blackstone, dana, olga, pete, five_a_unit
+):
+    # found moving a player on the floor: the only way to seat Ann at Blackstone with the chips she
+    # carried from Rocket was a cash buy-in, so Blackstone's expected drop held cash its box never
+    # got and Ann's cash in counted her 9,000 twice, past the reporting threshold
+    deal_at(rocket, dana, pete)
+    deal_at(blackstone, olga, pete)
+    at_rocket = sit(rocket, 1, 1800, dana, card_number="1001")  # 9,000 in cash
+    seat_close(session=at_rocket, by=dana, key=key())
+    tray = balance(blackstone, Account.Kind.TRAY)
+
+    there = seat_open(table=blackstone, seat=1, chips=1800, card_number="1001", by=olga, key=key())
+
+    assert chips_of(there) == 1800
+    assert CashIn.objects.filter(player=ann).values_list("units", flat=True).get() == 1800
+    assert not Incident.objects.filter(kind=Incident.Kind.CASH_REPORT).exists()
+    assert balance(blackstone, Account.Kind.DROP) == 0  # nothing in Blackstone's box
+    assert balance(blackstone, Account.Kind.TRAY) == tray  # its tray gave nothing
+    assert there.buy_in == 0
+
+
+def test_a_buy_in_and_chips_brought_together(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+
+    session = seat_open(table=rocket, seat=2, buy_in=100, chips=40, card_number="1001", by=dana, key=key())
+
+    assert chips_of(session) == 140
+    assert balance(rocket, Account.Kind.DROP) == 100
+    assert CashIn.objects.get(session=session).units == 100
+
+
+@pytest.mark.parametrize(
+    ("amounts", "sentence"),
+    [
+        ({}, "with a buy-in, or with the chips they bring"),
+        ({"buy_in": 0, "chips": 0}, "with a buy-in, or with the chips they bring"),
+        ({"chips": -5}, "The chips brought must be a whole number of units from 0"),
+        ({"buy_in": -5, "chips": 10}, "A buy-in must be a whole number of units from 0"),
+    ],
+)
+def test_a_sit_down_without_cash_or_chips_is_refused_and_writes_nothing(
+    rocket, dana, pete, amounts, sentence
+):
+    deal_at(rocket, dana, pete)
+    with pytest.raises(DomainError, match=sentence):
+        seat_open(table=rocket, seat=1, player_name="Tall man", by=dana, key=key(), **amounts)
+    assert not SeatSession.objects.exists()
+
+
+def test_the_tablet_seats_a_player_with_the_chips_they_carry(ann, rocket, dana, pete):
+    deal_at(rocket, dana, pete)
+    tablet = web(dana)
+
+    seats = f"/tablet/{rocket.pk}/seats/"
+    sat = tablet.post(seats, {"key": key(), "seat": 3, "chips": 250, "card_number": "1001"})
+    empty = tablet.post(seats, {"key": key(), "seat": 4, "player_name": "Cy"})
+
+    assert sat.status_code in (200, 302)
+    assert chips_of(SeatSession.objects.get(player=ann)) == 250
+    assert not CashIn.objects.exists()
+    assert empty.status_code == 400
+    assert "with a buy-in, or with the chips they bring" in empty.content.decode()
+    assert 'name="chips"' in tablet.get(f"/tablet/{rocket.pk}/").content.decode()
+
+
+def chips_of(session) -> int:
+    return player_account(session).balance
+
+
+def balance(table, kind) -> int:
+    """The table's account of `kind`; one never posted to does not exist yet: 0."""
+    return sum(Account.objects.filter(table=table, kind=kind).values_list("balance", flat=True))

@@ -3,7 +3,8 @@
 Pure reads: each figure is an aggregate query, summed by the database.
 
 A player is rated by name (`SeatSession.player_name`, matched without regard to case; an unrated
-player has none). Counted:
+player has none), with the visits of every record merged into a player record of that name: a
+merge keeps the duplicate's sessions as they were written, under its own name. Counted:
 
 - time played: the time their seat sessions cover (a session still open runs to `now`; sessions at
   the same time, a Rocket player's second seat, count once), shown in hours and minutes
@@ -58,7 +59,7 @@ from django.utils import timezone
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
 from tables.games.rocket_exact import fresh_shoe
-from tables.models import ApprovalRequest, Game, Hand, SeatSession, Shift, Table
+from tables.models import ApprovalRequest, Game, Hand, Player, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
 CENTS = Decimal("0.01")  # averages and rates are shown to two places
@@ -116,10 +117,13 @@ def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None)
     """The rating of the player called `name` over all their recorded play at `tables` (every
     table if None): a pit manager rates what was played in their pit, and a player nobody there
     has seen gets the same empty rating as a name never seated anywhere."""
+    from tables.players import player_ids  # it imports this module, through the rating slips
+
     name = name.strip()
     if not name:
         raise DomainError("An unrated player has no name to rate.")
-    sessions = SeatSession.objects.filter(player_name__iexact=name)
+    kept = Player.objects.filter(name__iexact=name, merged_into=None)
+    sessions = SeatSession.objects.filter(Q(player_name__iexact=name) | Q(player__in=player_ids(*kept)))
     if tables is not None:
         sessions = sessions.filter(seat__table__in=tables)
     return sessions_rating(name, sessions, now=now)

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from ledger.models import Account
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
-from tables.services import hand_settle, hand_start
+from tables.services import hand_settle, hand_start, seat_open
 from tables.services.players import player_create
 from tests.tables.conftest import TRAY_OPENING, deal_at, key, play, seat
 
@@ -563,3 +563,25 @@ def test_a_carded_player_is_seated_by_the_number_on_their_card(floor, people, ta
 
     expect(seat.locator(".player")).to_have_text("Bruno Keller")
     assert SeatSession.objects.get(ended_at=None).player.card_number == "1002"
+
+
+def test_a_poll_waits_while_the_dealer_is_seating_a_player(floor, people, tablet):
+    # found seating at a dealer's pace: a change from elsewhere (another tablet, the pit starting a
+    # slip) redrew the table by its poll while dana typed a buy-in, closing the form and dropping it
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat = page.locator('article[aria-label="Seat 4"]')
+    seat.locator("summary", has_text="Seat a player").click()
+    seat.get_by_label("Or a description").fill("green hat")
+    seat.get_by_label("Buy-in").fill("150")
+
+    news = re.compile(r"/tablet/\d+/poll/")
+    with page.expect_response(lambda answer: news.search(answer.url) and answer.status == 200):
+        seat_open(table=rocket, seat=6, buy_in=40, player_name="Cy", by=people["dana"], key=key())
+
+    expect(seat.get_by_label("Buy-in")).to_have_value("150")  # still open, as typed
+    seat.get_by_role("button", name="Seat at 4").click()
+    expect(page.locator('article[aria-label="Seat 4"] .player')).to_have_text("green hat")
+    expect(page.locator('article[aria-label="Seat 6"] .player')).to_have_text("Cy")  # drawn with it

@@ -177,6 +177,28 @@
     if (busy) settled(); else drain();
   });
 
+  // The table's poll redraws it when anything changed there (another tablet, the pit, the API).
+  // While the dealer is filling in a form on it (seating a player, a buy-in, a bet typed), that
+  // redraw would close the form and drop what was typed: it waits. The screen polls with the
+  // version it shows, so the first poll once the form is sent or left alone redraws it.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var screen = event.detail.target;
+    if (!screen || screen.id !== "table" || event.detail.requestConfig.verb !== "get") return;
+    if (filling(screen)) event.detail.shouldSwap = false;
+  });
+
+  function filling(screen) {
+    var focused = document.activeElement;
+    if (focused && screen.contains(focused) && focused.matches("input:not([type=hidden]), textarea")) {
+      return true;
+    }
+    return Array.prototype.some.call(screen.querySelectorAll("input:not([type=hidden]), textarea"),
+      function (input) {
+        return input.type === "radio" || input.type === "checkbox"
+          ? input.checked !== input.defaultChecked : input.value !== input.defaultValue;
+      });
+  }
+
   function offline(show) {
     document.querySelectorAll(".offline").forEach(function (banner) { banner.hidden = !show; });
   }

@@ -20,6 +20,9 @@ fields state them too, so a screen says so before anything is sent. See docs/rec
 from casino.errors import DomainError
 
 MAX_AMOUNT = 10**12  # a trillion units: beyond any chip count or buy-in, far below 2**63
+# The largest integer the database holds (64 bits), so the largest id: a larger one in a filter or a
+# report's parameters would overflow the query (a 500), so it is refused (400) like any malformed value.
+MAX_BIGINT = 2**63 - 1
 MAX_BALANCE = 10**15  # a thousand of the largest amounts
 
 

@@ -26,6 +26,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from casino.errors import DomainError
+from casino.limits import MAX_BIGINT
 from reports.models import Report
 from reports.periods import day_start
 from reports.selectors import GROUPS
@@ -105,12 +106,19 @@ def _id(params: dict, name: str, required: bool = False) -> int | None:
 
 
 def _whole(value) -> int | None:
-    """`value` as a whole number (7 or "7"); None for anything else (7.5, True, "seven")."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    """`value` as a whole number (7 or "7") that an id can be; None for anything else (7.5, True,
+    "seven", a number past the database's 64 bits)."""
+    if isinstance(value, str) and _digits(value.strip()):
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value <= MAX_BIGINT:
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
     return None
+
+
+def _digits(text: str) -> bool:
+    # ASCII digits only, no more than an id has: str.isdigit() takes "²" and other scripts' digits,
+    # which int() refuses or reads, and int() refuses thousands of digits with an error of its own.
+    return text.isascii() and text.isdigit() and len(text) <= len(str(MAX_BIGINT))
 
 
 def _record(params: dict, name: str, records: QuerySet, required: bool = False) -> int | None:

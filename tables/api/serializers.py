@@ -15,7 +15,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from casino.limits import MAX_AMOUNT, shown
+from casino.limits import MAX_AMOUNT, MAX_BIGINT, shown
 from tables.games import Move
 from tables.games.base import NAMING, TARGETED
 from tables.games.cards import MAX_DECKS, MIN_DECKS, RANKS
@@ -26,9 +26,6 @@ from tables.services.settings import MAX_SETTING
 from tables.services.shoes import LATEST_RECYCLE, MAX_BURN, shoe_cards_left, shoe_deck
 
 MOVES = [move.value for move in Move]  # every decision any game knows; the engine says which are legal
-# The largest integer the database holds (64 bits). A larger id in a filter or amount in a change
-# would overflow the query (a 500), so it is refused (400) like any malformed value.
-MAX_BIGINT = 2**63 - 1
 # An amount: 1 to MAX_AMOUNT units, as the services check (casino/limits.py); a rank: 1 to 10, and
 # the sentence says so whichever side it misses.
 AMOUNT = {"min_value": 1, "max_value": MAX_AMOUNT}

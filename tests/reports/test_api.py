@@ -59,6 +59,12 @@ def refused(client, kind, params, callbacks) -> dict:
         ("reconciliation", {"session": NOWHERE}, "session", "no opening count 999999"),
         ("reconciliation", {"session": 1, "table": 1}, "table", "only one of session, table"),
         ("reconciliation", {"table": True, "date_from": DAY, "date_to": DAY}, "table", "record number"),
+        # Past the database's 64 bits, or digits int() refuses ("²") or reads ("١"): these were 500s
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "tables": [2**64]}, "tables", "record number"),
+        ("house_edge", {"date_from": DAY, "date_to": DAY, "tables": [str(2**63)]}, "tables", "record number"),
+        ("statistics", {"casino": "\u00b2", "date": DAY}, "casino", "record number"),
+        ("statistics", {"casino": "\u0661", "date": DAY}, "casino", "record number"),
+        ("reconciliation", {"table": "9" * 5000, "date_from": DAY, "date_to": DAY}, "table", "record number"),
     ],
 )
 def test_a_parameter_that_cannot_be_right_is_refused_naming_it_and_nothing_is_written(

@@ -34,11 +34,16 @@ from .slips import (
 
 def chip_total(denominations: dict) -> int:
     """Units in a count given as {chip value in units: number of chips}: at most MAX_AMOUNT."""
-    total = 0
+    total, seen = 0, set()
     for value, count in denominations.items():
         value = _chip_value(value)
         if not value or isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_AMOUNT:
             raise DomainError('Count chips as whole numbers per chip value, e.g. {"5": 40, "25": 20}.')
+        if value in seen:
+            # "100" and "0100" (or 100 and "100") are one value: the count keeps one figure per value,
+            # so the other would count in the total and nowhere else.
+            raise DomainError(f"Give each chip value once: {value} is given twice.")
+        seen.add(value)
         total += value * count
     if total > MAX_AMOUNT:
         raise DomainError(f"These chips come to {total:,} units: no count or slip is above {MAX_AMOUNT:,}.")

@@ -102,6 +102,22 @@ def test_a_bad_count_is_a_400_naming_the_field(closed, as_pete):
     assert records() == before
 
 
+def test_a_chip_value_given_twice_is_refused_not_counted_beside_the_figures_kept(closed, as_pete, as_pam):
+    # "0100" and "100" are one value. The count kept one figure for it (the last) while its total
+    # summed both, so this second count matched pete's figures and was accepted at 900 units.
+    url = f"/api/drop-boxes/{closed.pk}/"
+    as_pete.change(url + "remove/")
+    as_pete.change(url + "deliver/")
+    as_pete.change(url + "counts/", {"denominations": NOTES})
+    before = records()
+
+    answer = as_pam.change(url + "counts/", {"denominations": {"0100": 3, **NOTES}})
+
+    assert answer.status_code == 400
+    assert answer.json() == {"detail": "Give each chip value once: 100 is given twice."}
+    assert records() == before
+
+
 def test_a_dealer_reads_her_tables_box_but_handles_none(closed, as_dana):
     before = records()
 

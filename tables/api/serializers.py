@@ -105,13 +105,17 @@ class QuerySerializer(RequestSerializer):
     unknown_field = "Not a parameter of this list; the parameters are {fields}."
     no_field = "This list takes no parameters."
     repeated = "Give this parameter once: a list is narrowed by one value of it."
+    blank = "Give this parameter a value, or leave it out: a list is not narrowed by nothing."
 
     def unknown_fields(self, data) -> dict[str, list[str]]:
         # A parameter given twice (`?table=1&table=2`) would be read as its last value alone, the
-        # first dropped without a word, as a misspelt one was.
+        # first dropped without a word, as a misspelt one was; a filter given empty (`?table=`, a
+        # client's variable left unset) as not given at all, and the whole list came back as if
+        # narrowed to one table.
         refused = super().unknown_fields(data)
         twice = [name for name in data if name not in refused and len(data.getlist(name)) > 1]
-        return {**refused, **dict.fromkeys(twice, [self.repeated])}
+        empty = [name for name in data if name in self.fields and name not in twice and data[name] == ""]
+        return {**refused, **dict.fromkeys(twice, [self.repeated]), **dict.fromkeys(empty, [self.blank])}
 
     @property
     def transport(self) -> frozenset:

@@ -73,6 +73,20 @@ def test_a_filter_given_twice_is_refused_not_read_as_its_last_value(url, as_ada)
     assert answer.json() == {"table": ["Give this parameter once: a list is narrowed by one value of it."]}
 
 
+@pytest.mark.parametrize(
+    "url, parameter",
+    [(url, name) for url, (taken, _) in LISTS.items() for name in taken if not name.startswith("page")],
+)
+def test_a_filter_given_empty_is_refused_not_read_as_no_filter(url, parameter, as_ada):
+    # `?table=` (a client's unset variable) answered 200 with every table's rows, as if narrowed.
+    answer = as_ada.get(f"{url}?{parameter}=")
+
+    assert answer.status_code == 400, answer.content[:300]
+    assert answer.json() == {
+        parameter: ["Give this parameter a value, or leave it out: a list is not narrowed by nothing."]
+    }
+
+
 def test_the_schema_documents_every_lists_parameters_and_its_refusal(client):
     schema = client.get("/api/schema/", {"format": "json"}).json()
     lists = {

@@ -87,6 +87,29 @@ def test_a_filter_given_empty_is_refused_not_read_as_no_filter(url, parameter, a
     }
 
 
+@pytest.mark.parametrize("url", ["/api/ledger/transactions/", "/api/ledger/accounts/"])
+@pytest.mark.parametrize("size", ["0", "-5", "abc", "1001", "5000", "\u0661", "9" * 5000])
+def test_a_page_size_off_one_to_a_thousand_is_refused_not_replaced(url, size, as_ada):
+    # It answered 200 with a page of 100 (or of 1000, for more), as if that was the page asked for.
+    answer = as_ada.get(url, {"page_size": size})
+
+    assert answer.status_code == 400, answer.content[:300]
+    (said,) = answer.json()["page_size"]
+    assert said.startswith("A page holds 1 to 1,000 rows, not ")
+
+
+def test_a_page_size_within_bounds_sizes_the_page(floor, dana, as_ada):
+    dealing, url = signed_in(dana), "/api/ledger/transactions/"
+    for seat in (1, 2):
+        seated = dealing.change(f"/api/tables/{floor.pk}/seats/", {"seat": seat, "buy_in": 50})
+        assert seated.status_code == 201
+
+    one, most = (as_ada.get(url, {"page_size": size}).json() for size in ("1", "1000"))
+
+    assert len(one["results"]) == 1 and one["next"] is not None
+    assert len(most["results"]) == most["count"] > 1
+
+
 def test_the_schema_documents_every_lists_parameters_and_its_refusal(client):
     schema = client.get("/api/schema/", {"format": "json"}).json()
     lists = {

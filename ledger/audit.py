@@ -249,11 +249,8 @@ def _resealed(label: str, model, record, seal: Seal) -> list[Finding]:
     """A figure that no service changes after the first seal (`Sealed.seal_changes`), sealed again
     with another value: the record was edited and sealed anew."""
     first = seal.first.figures
-    changed = "; ".join(
-        f"{name} is {canonical_json(seal.figures.get(name))}, first sealed {canonical_json(first.get(name))}"
-        for name in sorted((set(first) | set(seal.figures)) - model.seal_changes)
-        if canonical_json(seal.figures.get(name)) != canonical_json(first.get(name))
-    )
+    fixed = (set(first) | set(seal.figures)) - model.seal_changes
+    changed = _differences(seal.figures, first, fixed, was="first sealed")
     if not changed:
         return []
     where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record} ({record})"
@@ -271,12 +268,35 @@ def _seal_problems(label: str, record, seal: Seal | None) -> list[Finding]:
     now = record.seal_content()
     if canonical_json(now) == canonical_json(seal.figures):
         return []
-    changed = "; ".join(
-        f"{name} is {canonical_json(now.get(name))}, sealed {canonical_json(seal.figures.get(name))}"
-        for name in sorted(set(now) | set(seal.figures))
-        if canonical_json(now.get(name)) != canonical_json(seal.figures.get(name))
-    )
+    changed = _differences(now, seal.figures, set(now) | set(seal.figures), was="sealed")
     return [Finding(f"{where} ({record})", f"its figures differ from its seal ({seal.event}): {changed}")]
+
+
+def _differences(now: dict, sealed: dict, names: set[str], *, was: str) -> str:
+    """Each figure of `names` that differs, down to the entry that changed inside a figure made of
+    several ("settlement.deltas.house is 0, sealed 12"): a hand's setup or settlement printed whole,
+    twice, would hide the one number that was edited."""
+    return "; ".join(
+        f"{path} is {_shown(value)}, {was} {_shown(before)}"
+        for name in sorted(names)
+        for path, value, before in _changed_entries(name, now.get(name, ABSENT), sealed.get(name, ABSENT))
+    )
+
+
+ABSENT = object()  # an entry one side of a comparison does not have
+
+
+def _changed_entries(path: str, value, before) -> Iterator[tuple[str, object, object]]:
+    """(path, value, before) for every entry that differs, keys of a mapping joined with dots."""
+    if isinstance(value, dict) and isinstance(before, dict):
+        for key in sorted(value.keys() | before.keys(), key=str):
+            yield from _changed_entries(f"{path}.{key}", value.get(key, ABSENT), before.get(key, ABSENT))
+    elif _shown(value) != _shown(before):
+        yield path, value, before
+
+
+def _shown(value) -> str:
+    return "absent" if value is ABSENT else canonical_json(value)
 
 
 def _check_balances(result: Verification) -> list[Finding]:

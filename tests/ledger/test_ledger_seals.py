@@ -212,14 +212,14 @@ def edit_hand(hand: Hand, column: str, edit) -> None:
 
 
 @pytest.mark.parametrize(("column", "edit", "problem"), [
-    ("setup", lambda setup: setup["stakes"].update({"1": 200}), '"stakes":{"1":200,"2":50}'),
-    ("setup", lambda setup: setup["options"].update({"decks": 6}), '"decks":6'),
-    ("committed", lambda committed: committed.update({"2": 5}),
-     'committed is {"1":20,"2":5}, sealed {"1":20,"2":50}'),
-    ("sessions", lambda sessions: sessions.update({"2": sessions["1"]}), "sessions is {"),
-    ("settlement", lambda settlement: settlement["deltas"].update({"1": 180}), '"deltas":{"1":180,'),
+    ("setup", lambda setup: setup["stakes"].update({"1": 200}), "setup.stakes.1 is 200, sealed 20"),
+    ("setup", lambda setup: setup["options"].update({"decks": 6}), "setup.options.decks is 6, sealed 8"),
+    ("committed", lambda committed: committed.update({"2": 5}), "committed.2 is 5, sealed 50"),
+    ("sessions", lambda sessions: sessions.update({"2": sessions["1"]}), "sessions.2 is "),
+    ("settlement", lambda settlement: settlement["deltas"].update({"1": 180}),
+     "settlement.deltas.1 is 180, sealed 18"),
     ("limits", lambda limits: limits.update({"payout_approval_threshold": 5000}),
-     '"payout_approval_threshold":5000'),
+     "limits.payout_approval_threshold is 5000, sealed 100"),
 ])
 def test_a_hands_setup_bets_or_settlement_edited_is_named(floor, column, edit, problem):
     edit_hand(floor.settled, column, edit)
@@ -227,8 +227,25 @@ def test_a_hands_setup_bets_or_settlement_edited_is_named(floor, column, edit, p
     ok, lines = verify()
 
     assert not ok
-    assert named(lines, floor.settled, f"its figures differ from its seal (settled): {column} is ")
+    assert named(lines, floor.settled, f"its figures differ from its seal (settled): {column}.")
     assert named(lines, floor.settled, problem)
+
+
+def test_an_edited_entry_of_a_hands_settlement_is_named_alone(floor):
+    """The finding names the one number edited, not the settlement twice over with it somewhere inside."""
+    edit_hand(floor.settled, "settlement", lambda settlement: settlement["deltas"].update({"house": 0}))
+    edit_hand(floor.settled, "setup", lambda setup: setup["options"].pop("decks"))
+
+    ok, lines = verify()
+
+    problem = ("its figures differ from its seal (settled): settlement.deltas.house is 0, sealed 12; "
+               "setup.options.decks is absent, sealed 8")
+    assert not ok
+    seal, hand = latest_seal(floor.settled), floor.settled
+    assert [line for line in lines if "tables.Hand" in line] == [
+        f"table Rocket 1 (chain table:{hand.table_id}), position {seal.position}, tables.Hand {hand.pk} "
+        f"({hand}): {problem}"
+    ]
 
 
 @pytest.mark.parametrize(("hand", "status", "problem"), [
@@ -276,7 +293,7 @@ def test_an_inserted_hand_is_named(floor):
     ("UPDATE tables_slip SET serial = 99 WHERE id = %s", "serial is 99, sealed 2"),
     ("UPDATE tables_slip SET kind = 'credit' WHERE id = %s", 'kind is "credit", sealed "fill"'),
     ("UPDATE tables_slip SET denominations = '{\"100\": 11}' WHERE id = %s",
-     'denominations is {"100":11}, sealed {"100":10}'),
+     "denominations.100 is 11, sealed 10"),
     ("UPDATE tables_slip SET status = 'voided', void_reason = 'Spoiled' WHERE id = %s",
      'status is "voided", sealed "issued"; void_reason is "Spoiled", sealed ""'),
 ])
@@ -389,7 +406,7 @@ def test_the_apps_role_cannot_edit_or_remove_a_count_a_signature_or_a_seal(floor
     ("UPDATE tables_tablecount SET counted = 900 WHERE id = %s", "counted is 900, sealed 1000"),
     ("UPDATE tables_tablecount SET expected = 900 WHERE id = %s", "expected is 900, sealed 1000"),
     ("UPDATE tables_tablecount SET denominations = '{\"25\": 36}' WHERE id = %s",
-     'denominations is {"25":36}, sealed {"25":40}'),
+     "denominations.25 is 36, sealed 40"),
 ])
 def test_a_count_edited_by_the_owner_is_named(floor, protection_lifted, sql, problem):
     with protection_lifted("tables_tablecount"):

@@ -21,13 +21,14 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from django.db import connection, transaction
-from django.db.models import Count, F, Sum
+from django.db.models import Count, Exists, F, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 
 from ledger.chain import WALK_CHUNK, canonical_json, chain_record_at, chain_records, record_hash
 from ledger.db import missing_protection
-from ledger.models import ZERO_HASH, Account, Chain, Chained, Seal, Transaction
+from ledger.models import ZERO_HASH, Account, Chain, Chained, Posting, Seal, Transaction
 from ledger.seals import sealed_models
+from ledger.services import account_code
 from tables.models import Casino, Table
 
 ANCHOR_GLOB = "anchor-*.json"
@@ -123,6 +124,7 @@ def ledger_verify(*, anchor: dict | None = None) -> Verification:
             result.findings += _walk(chain, result)
         result.findings += _check_seals(result)
         result.findings += _check_balances(result)
+        result.findings += _check_accounts()
         result.findings += _check_sums(result)
         if anchor is not None:
             result.findings += _check_anchor(anchor)
@@ -311,6 +313,69 @@ def _check_balances(result: Verification) -> list[Finding]:
         Finding(f"account {a.code}", f"cached balance {a.balance} but its postings sum to {a.derived}")
         for a in wrong
     ]
+
+
+def _check_accounts() -> list[Finding]:
+    """Accounts whose kind, table or casino was edited outside the app: the database refuses such an
+    edit (`UpdateOnly`), but one who lifts that protection leaves no broken hash, since a posting's
+    hash holds its account's id. The reports find postings by kind and table, so a drop box turned
+    into a player's account would take its table's expected drop to 0. Caught here: a code that its
+    kind, casino, table and ref no longer make, a posting to an account of another table or casino
+    than its transaction's, and a posting to an account that is gone (deleted with the database's
+    foreign keys switched off)."""
+    edited = [
+        Finding(f"account {account.code}", f"{problem}: the account was edited")
+        for account in Account.objects.order_by("code").iterator(WALK_CHUNK)
+        if (problem := _identity_problem(account))
+    ]
+    return edited + _postings_astray() + _postings_orphaned()
+
+
+def _postings_astray() -> list[Finding]:
+    strays = Posting.objects.filter(
+        ~Q(account__casino_id=F("transaction__casino_id"))
+        # a casino's transaction may move a table's chips (`ledger_post` lets it); a table's
+        # transaction moves no other table's
+        | (Q(account__table__isnull=False, transaction__table__isnull=False)
+           & ~Q(account__table_id=F("transaction__table_id")))
+    )
+    return [
+        Finding(_at(p.transaction), f"it posts {p.amount} to account {p.account.code}, which belongs to "
+                f"another {'casino' if p.account.casino_id != p.transaction.casino_id else 'table'}: "
+                "the account was moved")
+        for p in strays.select_related("account", "transaction__chain")
+        .order_by("transaction__chain__name", "transaction__position", "account__code")
+    ]
+
+
+def _postings_orphaned() -> list[Finding]:
+    orphans = Posting.objects.filter(~Exists(Account.objects.filter(pk=OuterRef("account_id"))))
+    return [
+        Finding(_at(p.transaction), f"it posts {p.amount} to account {p.account_id}, which is gone: "
+                "the account was deleted")
+        for p in orphans.select_related("transaction__chain")
+        .order_by("transaction__chain__name", "transaction__position", "account_id")
+    ]
+
+
+def _at(posted: Transaction) -> str:
+    return f"{_place(posted.chain)}, position {posted.position}, {_name(posted)}"
+
+
+def _identity_problem(account: Account) -> str:
+    try:
+        made = account_code(
+            kind=account.kind,
+            casino=Casino(pk=account.casino_id),
+            table=Table(pk=account.table_id) if account.table_id is not None else None,
+            ref=account.ref,
+        )
+    except ValueError as error:  # a kind, table and ref that cannot go together
+        why = str(error).rstrip(".")
+        return f"its kind ({account.kind}), table and ref do not fit together ({why[:1].lower()}{why[1:]})"
+    if made != account.code:
+        return f"its kind ({account.kind}), table and ref make the code {made}"
+    return ""
 
 
 def _check_sums(result: Verification) -> list[Finding]:

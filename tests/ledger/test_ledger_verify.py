@@ -102,8 +102,9 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
         ledger_post(lines=[Line(cage, -5, "fill"), Line(tray, 5, "fill")], kind="fill", memo="", by=pete,
                     table=open_table)
     # Constant in the number of records: one query per chained model per chain (and the postings),
-    # one for the seals and one per sealed model, and a few for the protection, balances and sums.
-    with django_assert_max_num_queries(16 + len(sealed_models())):
+    # one for the seals and one per sealed model, and a few for the protection, balances, sums and
+    # the accounts' identities (their codes, and the accounts and tables their postings point at).
+    with django_assert_max_num_queries(19 + len(sealed_models())):
         result = ledger_verify()
     assert result.clean and result.records == 41
 
@@ -127,6 +128,73 @@ def test_an_edited_posting_is_caught_at_its_table_and_position(played, open_tabl
     assert f"account {posting.account.code}: cached balance 70 but its postings sum to 80" in lines
     assert any("its 2 postings sum to 10, not 0" in line for line in lines)
     assert "The ledger does not verify" in output
+
+
+def edit_account(account, protection_lifted, **columns):
+    """UPDATE an account's columns with its protection lifted, as only the tables' owner can."""
+    sets = ", ".join(f"{name} = %s" for name in columns)
+    with protection_lifted("ledger_account"), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE ledger_account SET {sets} WHERE id = %s", [*columns.values(), account.pk])
+
+
+def test_a_drop_box_account_turned_into_a_players_is_caught(played, open_table, protection_lifted):
+    """The reports find a table's drop by its account's kind: edited, the expected drop would be 0,
+    and no hash breaks (a posting's hash holds its account's id)."""
+    drop = Account.objects.get(kind="drop", table=open_table)
+
+    edit_account(drop, protection_lifted, kind="player")
+    ok, output = verify()
+
+    assert not ok
+    assert (
+        f"account {drop.code}: its kind (player), table and ref do not fit together (a player's chips "
+        "account needs ref): the account was edited"
+    ) in output.splitlines()
+
+
+def test_an_account_given_another_kind_and_code_is_caught(played, open_table, protection_lifted):
+    drop = Account.objects.get(kind="drop", table=open_table)
+
+    edit_account(drop, protection_lifted, kind="rake", code=f"t{open_table.pk}:tray-2")
+    ok, output = verify()
+
+    assert not ok
+    assert (
+        f"account t{open_table.pk}:tray-2: its kind (rake), table and ref make the code "
+        f"t{open_table.pk}:rake: the account was edited"
+    ) in output.splitlines()
+
+
+def test_an_account_moved_to_another_table_is_caught_at_each_transaction_posting_to_it(
+    played, open_table, other_table, protection_lifted
+):
+    drop = Account.objects.get(kind="drop", table=open_table)
+    buy_in = at(played, 2)
+
+    edit_account(drop, protection_lifted, table_id=other_table.pk, code=f"t{other_table.pk}:drop")
+    ok, output = verify()
+
+    assert not ok
+    assert output.splitlines()[:1] == [
+        f"table Rocket 1 (chain table:{open_table.pk}), position 2, ledger.Transaction {buy_in.pk}: it posts "
+        f"100 to account t{other_table.pk}:drop, which belongs to another table: the account was moved"
+    ]
+
+
+def test_a_deleted_account_is_caught_at_each_transaction_posting_to_it(played, open_table, protection_lifted):
+    drop = Account.objects.get(kind="drop", table=open_table)
+    buy_in = at(played, 2)
+
+    with protection_lifted("ledger_account"), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM ledger_account WHERE id = %s", [drop.pk])
+    ok, output = verify()
+    Account.objects.bulk_create([drop])  # back, for the database's own check of the foreign keys
+
+    assert not ok
+    assert output.splitlines()[:1] == [
+        f"table Rocket 1 (chain table:{open_table.pk}), position 2, ledger.Transaction {buy_in.pk}: it posts "
+        f"100 to account {drop.pk}, which is gone: the account was deleted"
+    ]
 
 
 def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protection_lifted):

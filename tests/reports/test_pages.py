@@ -9,9 +9,10 @@ import pytest
 from reports.models import Investigation, Report, VarianceRules
 from reports.periods import today
 from reports.services import report_request, report_run
+from tables.models import Game
 from tables.services import shift_start
 
-from .conftest import key, rocket_hands, run, seated
+from .conftest import key, open_table, rocket_hands, run, seated
 
 pytestmark = pytest.mark.django_db
 
@@ -267,3 +268,20 @@ def test_a_table_number_past_64_bits_on_the_start_form_is_refused_not_a_500(clie
     assert answer.status_code == 400
     assert "must be a record number" in answer.content.decode()
     assert not Report.objects.exists()
+
+
+def test_the_statistics_page_counts_a_games_uncounted_days_table_by_table(
+    client, ada, pit, pete, rocket, dana
+):
+    # given: two Rocket tables that played today, neither counted yet
+    second = open_table(pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8)
+    rocket_hands(seated(rocket, dana), 1, dana)
+    rocket_hands(seated(second, dana), 1, dana)
+    report = run(Report.Kind.STATISTICS, {"casino": rocket.pit.casino_id, "date": today().isoformat()})
+
+    page = re.sub(r"\s+", " ", signed_in(client, ada).get(f"/reports/{report.pk}/").content.decode())
+
+    # then: each table has its one day, and the game two tables' days, never "2 days" of one day
+    assert page.count("(1 table day not counted yet)") == 2 * 3  # day, month and year of each table
+    assert page.count("(2 table days not counted yet)") == 3
+    assert "2 days not counted yet" not in page

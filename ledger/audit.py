@@ -264,12 +264,13 @@ def _seal_problems(label: str, record, seal: Seal | None) -> list[Finding]:
     if seal is None:
         return [Finding(f"{label} {record.pk} ({record})",
                         "it has no seal in any chain: it was written outside the app (inserted)")]
-    where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
     if record is None:
+        where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
         return [Finding(where, f"sealed here ({seal.event}), but the record is gone: it was deleted")]
     now = record.seal_content()
     if canonical_json(now) == canonical_json(seal.figures):
-        return []
+        return []  # named only when found wrong: `_place` reads the table's name, a query per record
+    where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
     changed = _differences(now, seal.figures, set(now) | set(seal.figures), was="sealed")
     return [Finding(f"{where} ({record})", f"its figures differ from its seal ({seal.event}): {changed}")]
 

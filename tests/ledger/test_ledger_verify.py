@@ -17,6 +17,7 @@ from ledger.models import ZERO_HASH, Account, Chain, Seal, Transaction
 from ledger.seals import sealed_models
 from ledger.services import Line, account_balance, account_get, ledger_post
 from ledger.tasks import anchor_chains
+from tables.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
@@ -107,6 +108,15 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
     with django_assert_max_num_queries(19 + len(sealed_models())):
         result = ledger_verify()
     assert result.clean and result.records == 41
+
+
+def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django_assert_max_num_queries):
+    # Each record clean against its seal: nothing to name, so no chain's name is read for it.
+    for number in range(30):
+        player_create(casino=casino, name=f"Player {number}", by=pete)
+    with django_assert_max_num_queries(16 + len(sealed_models())):
+        result = ledger_verify()
+    assert result.clean and result.sealed == 30
 
 
 # --- Tampering --------------------------------------------------------------------------------

@@ -78,9 +78,18 @@ class Pit(models.Model):
 LIMITS = ("min_bet", "max_bet", "payout_approval_threshold", "chip_unit_cents")
 
 
-class Table(models.Model):
+class Table(Sealed, models.Model):
     """A table of a pit. Created and changed only through `tables.services.settings` (the pit's
-    new-table and settings pages, the API, the admin), which checks and audits every change."""
+    new-table and settings pages, the API, the admin), which checks and audits every change.
+
+    Sealed (`ledger.seals`) in its own chain as it is created and as its settings change: the game,
+    limits, options and threshold every hand is judged by, and the chip value every count is
+    priced in. Opening and closing write counts (`TableCount`, sealed), not the table's row."""
+
+    # What a settings change may change once the table is sealed at its creation (`Sealed`).
+    seal_changes = frozenset(
+        {"game", "min_bet", "max_bet", "options", "payout_approval_threshold", "chip_unit_cents"}
+    )
 
     pit = models.ForeignKey(Pit, on_delete=models.PROTECT, related_name="tables", db_index=False)
     name = models.CharField(max_length=100)
@@ -110,6 +119,18 @@ class Table(models.Model):
     def __str__(self):
         return self.name
 
+    def seal_content(self) -> dict:
+        return {
+            "pit": self.pit_id,
+            "name": self.name,
+            "game": self.game,
+            "min_bet": self.min_bet,
+            "max_bet": self.max_bet,
+            "chip_unit_cents": self.chip_unit_cents,
+            "options": self.options,
+            "payout_approval_threshold": self.payout_approval_threshold,
+        }
+
     def limits(self) -> dict[str, int]:
         """The limits and threshold in force, as each hand records them (`Hand.limits`)."""
         return {name: getattr(self, name) for name in LIMITS}
@@ -134,7 +155,18 @@ class Table(models.Model):
             )
 
 
-class Shoe(models.Model):
+class Shoe(Sealed, models.Model):
+    """A shoe at a table, from its shuffle (or a physical shoe taken into play) to its retirement.
+
+    Sealed (`ledger.seals`) in its table's chain as it starts and as it retires: the decks, kind,
+    burn, penetration and cut card the card accounting and the payouts rest on, and a system
+    shoe's commitment (which binds its order and salt: those stay secret until it retires, so
+    they are never sealed). `cards_out` and `cut_card_out` move with every card and are not
+    sealed: every card is a chained `CardEvent` carrying its place in the shoe."""
+
+    # What retiring changes once the shoe is sealed at its start (`ledger.models.Sealed`).
+    seal_changes = frozenset({"state", "retired_at", "retire_reason"})
+
     class Kind(models.TextChoices):
         PHYSICAL = "physical", "Physical (keyed in by the dealer)"
         SYSTEM = "system", "System-shuffled"
@@ -182,6 +214,22 @@ class Shoe(models.Model):
 
     def __str__(self):
         return f"{self.table}: {self.decks}-deck {self.get_kind_display().lower()} shoe"
+
+    def seal_content(self) -> dict:
+        return {
+            "table": self.table_id,
+            "decks": self.decks,
+            "kind": self.kind,
+            "burn": self.burn,
+            # unsaved, the default is the string "0.80"; read back, a Decimal: sealed as the column holds it
+            "penetration": f"{Decimal(str(self.penetration)):.2f}",
+            "cut_position": self.cut_position,
+            "commitment": self.commitment,
+            "created_at": utc_iso(self.created_at),
+            "state": self.state,
+            "retired_at": utc_iso(self.retired_at),
+            "retire_reason": self.retire_reason,
+        }
 
 
 class Seat(models.Model):

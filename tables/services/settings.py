@@ -16,6 +16,9 @@ writes nothing:
   seat under the table's game, limits and options (`largest_payout`). A table whose hands never pay
   anyone (Pairs under forfeit) has nothing to approve, and any threshold stands.
 
+The table is sealed (`ledger.seals`) in its own chain as it is created and at each change, in the
+same transaction: `verify_ledger` names a game, limit, option or threshold changed any other way.
+
 Each change writes one audit event holding `{field: [old, new]}` for every field that changed,
 the reason, who and from which device; a change that changes nothing writes nothing. Each hand
 records the limits and threshold in force when it starts (`Hand.limits`), so a change never
@@ -30,6 +33,7 @@ from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.limits import shown
 from casino.models import AuditEvent
+from ledger.seals import seal
 from tables.games import (
     IllegalAction,
     blackstone,
@@ -227,6 +231,7 @@ def _create(pit_id: int, name: str, settings: dict, by, reason: str, device: str
     table = Table(pit=pit, name=name, **settings)
     _check(table, game_changed=False)
     table.save()
+    seal(table, table=table, event="created")  # its own chain's first record: no other table waits
     table_created_event(table, by, reason, device)
     return {"table": table.pk}
 
@@ -245,6 +250,7 @@ def _change(table_id: int, changes: dict, by, reason: str, device: str) -> dict:
     if time_clock(table) not in (None, clock):  # stopped, it charges nothing more
         _check_clock_can_change(table)
     table.save(update_fields=list(changed))
+    seal(table, table=table, event="changed")  # the table's chain, locked after its row (the lock order)
     table_settings_event(table, by, changed, reason, device)
     return {"table": table.pk}
 

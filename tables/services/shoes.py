@@ -24,6 +24,7 @@ from casino.compiled import Compiled, insert_returning, save_fields
 from casino.errors import DomainError
 from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahead
 from ledger.models import Chain
+from ledger.seals import seal
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
 from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
@@ -140,6 +141,7 @@ def _start(
     burn = default_burn(table.game) if burn is None else burn
     _check_shoe(table, decks, kind, burn, hand_open=OPEN_HAND.first(table_id) is not None)
     current = SHOE_IN_PLAY_LOCKED.first(table_id)
+    chain = chain_lock(table=table)  # sent ahead (`_start_ahead`), after the shoe's: no round trip of its own
     if current:
         current.table = table
         if not reason and not shoe_spent(current):
@@ -148,7 +150,7 @@ def _start(
                 f"The shoe in play still has {left} cards left and can deal the next hand: "
                 "say why you are replacing it."
             )
-        _retired(current, reason)
+        _retired(current, reason, chain)
     # The cut card's place counts from the top of the freshly shuffled shoe,
     # burn included (RULINGS); penetration defaults to 0.8 (reshuffle at ~20% left).
     shoe = Shoe(table=table, decks=decks, kind=kind, burn=burn)
@@ -158,9 +160,10 @@ def _start(
         shoe.order = _shuffled(composition(decks))
         shoe.salt = secrets.token_hex(32)
         shoe.commitment = shoe_commitment(shoe.order, shoe.salt)
-    insert_returning(shoe)  # its id, for the burns (a round trip: the writes before it go with it)
+    insert_returning(shoe)  # its id, for its seal and the burns (a round trip: the writes before go with it)
+    seal(shoe, chain=chain, event="started")
     if burn:
-        _burn(shoe, burn, by, device, chain=chain_lock(table=table))
+        _burn(shoe, burn, by, device, chain=chain)
         save_fields(shoe, ("cards_out", "cut_card_out"))
     started.append(shoe)
     return {"shoe": shoe.pk}
@@ -253,16 +256,19 @@ def _retire_idle(shoe_id: int) -> dict:
     Table.objects.select_for_update(no_key=True).get(pk=table_id)
     if Hand.objects.filter(shoe_id=shoe_id, status__in=Hand.OPEN).exists():
         raise ShoeError("A hand is in progress: settle or void it before retiring the shoe.")
-    return _retired(Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id), "")
+    shoe = Shoe.objects.select_for_update(no_key=True).get(pk=shoe_id)
+    return _retired(shoe, "", chain_lock(table=Table(pk=table_id)))
 
 
-def _retired(shoe: Shoe, reason: str) -> dict:
-    """Retire the locked `shoe` (nothing to do if it is retired already)."""
+def _retired(shoe: Shoe, reason: str, chain: Chain) -> dict:
+    """Retire the locked `shoe` (nothing to do if it is retired already), sealed in its table's
+    `chain`, locked after the table and the shoe (the lock order)."""
     if shoe.state != Shoe.State.RETIRED:
         shoe.state = Shoe.State.RETIRED
         shoe.retired_at = timezone.now()
         shoe.retire_reason = reason
         save_fields(shoe, ("state", "retired_at", "retire_reason"))
+        seal(shoe, chain=chain, event="retired")
     return {"shoe": shoe.pk}
 
 

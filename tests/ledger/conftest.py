@@ -10,7 +10,8 @@ from casino.roles import AUDITOR, DEALER, PIT_MANAGER
 from ledger.db import expected_triggers, protection_drop_sql, protection_sql
 from ledger.services import Line, account_get, ledger_post
 from ledger.testing import ledger_flushable  # noqa: F401  (autouse: transactional tests can flush)
-from tables.models import Casino, Game, Pit, Table
+from tables.models import Casino, Game, Pit
+from tests.floor import new_table
 
 TRAY_OPENING = 1000  # units the cage sends to a tray when a table opens
 
@@ -56,12 +57,12 @@ def pit(casino):
 
 @pytest.fixture
 def table(pit):
-    return Table.objects.create(pit=pit, name="Rocket 1", game=Game.ROCKET, min_bet=10, max_bet=500)
+    return new_table(pit=pit, name="Rocket 1", game=Game.ROCKET, min_bet=10, max_bet=500)
 
 
 @pytest.fixture
 def other_table(pit):
-    return Table.objects.create(pit=pit, name="Blackstone 1", game=Game.BLACKSTONE, min_bet=5, max_bet=500)
+    return new_table(pit=pit, name="Blackstone 1", game=Game.BLACKSTONE, min_bet=5, max_bet=500)
 
 
 @pytest.fixture

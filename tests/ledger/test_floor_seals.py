@@ -6,7 +6,7 @@ import pytest
 
 from ledger.audit import ledger_verify
 from ledger.models import Seal
-from ledger.seals import sealed_models
+from ledger.seals import seal, sealed_models
 from tables.models import (
     Game,
     HeldQueue,
@@ -17,6 +17,8 @@ from tables.models import (
     RatingSlipEvent,
     SeatSession,
     Shift,
+    Shoe,
+    Table,
     TimeCharge,
 )
 from tables.services import (
@@ -27,13 +29,16 @@ from tables.services import (
     seat_open,
     shift_end,
     shift_start,
+    shoe_start,
+    table_create,
+    table_settings_change,
 )
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create, player_identify, player_merge
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
 from tests.tables.conftest import card, deal_at, key, open_table, seat
 
-from .test_ledger_seals import copy_row, execute, inserted, named, verify
+from .test_ledger_seals import copy_row, execute, inserted, latest_seal, named, verify
 
 pytestmark = pytest.mark.django_db
 
@@ -344,3 +349,107 @@ def test_a_seat_session_inserted_outside_the_app_is_named(floor):
     ok, lines = verify()
 
     assert not ok and inserted(lines, SeatSession, forged), lines
+
+
+# --- Tables and shoes ------------------------------------------------------------------------
+# A table's game, limits, options, threshold and chip value are what every hand is judged by and
+# every count priced in; a shoe's decks, kind, burn, cut card and commitment are what the card
+# accounting and the payouts rest on. A table is sealed in its own chain as it is created and as
+# its settings change; a shoe in its table's chain as it starts and as it retires.
+
+
+@pytest.fixture
+def rocket7(pit, pete):
+    """Rocket 7, created and then changed by pete on shift in the pit; a physical 8-deck shoe,
+    replaced by a system-shuffled one."""
+    shift_start(user=pete, pit=pit, by=pete)
+    table = table_create(pit=pit, name="Rocket 7", game=Game.ROCKET, min_bet=10, max_bet=500,
+                         payout_approval_threshold=400, by=pete)
+    table = table_settings_change(table=table, by=pete, max_bet=1000, options={"start": "button"},
+                                  reason="High limit tonight")
+    shoe_start(table=table, decks=8, by=pete, key=key())
+    shoe_start(table=table, decks=6, kind=Shoe.Kind.SYSTEM, burn=3, reason="Damaged cards", by=pete,
+               key=key())
+    return table
+
+
+def test_a_table_and_its_shoes_are_sealed_in_its_chain_as_written(rocket7):
+    first, second = rocket7.shoes.order_by("pk")
+    chain = f"table:{rocket7.pk}"
+
+    seals = Seal.objects.filter(model__in=("tables.Table", "tables.Shoe")).select_related("chain")
+
+    assert [(s.model, s.record, s.event, s.chain.name) for s in seals.order_by("position")] == [
+        ("tables.Table", rocket7.pk, "created", chain),
+        ("tables.Table", rocket7.pk, "changed", chain),
+        ("tables.Shoe", first.pk, "started", chain),
+        ("tables.Shoe", first.pk, "retired", chain),
+        ("tables.Shoe", second.pk, "started", chain),
+    ]
+    assert seals.get(model="tables.Table", event="created").position == 1  # its chain opens with it
+    figures = latest_seal(second).figures
+    assert (figures["decks"], figures["burn"], figures["commitment"]) == (6, 3, second.commitment)
+    assert "order" not in figures and "salt" not in figures  # secret while the shoe deals
+    assert latest_seal(rocket7).figures["max_bet"] == 1000
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+TABLE_EDITS = [
+    ("min_bet = 20, max_bet = 5000", "max_bet is 5000, sealed 1000"),
+    ("payout_approval_threshold = 5000", "payout_approval_threshold is 5000, sealed 400"),
+    ("""options = '{"start": "left"}'""", 'options is {"start":"left"}, sealed {"start":"button"}'),
+    ("game = 'blackstone'", 'game is "blackstone", sealed "rocket"'),
+    ("chip_unit_cents = 500", "chip_unit_cents is 500, sealed 100"),
+]
+
+
+@pytest.mark.parametrize(("change", "problem"), TABLE_EDITS)
+def test_a_tables_settings_edited_outside_the_app_are_named(rocket7, change, problem):
+    execute(f"UPDATE tables_table SET {change} WHERE id = %s", [rocket7.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, rocket7, problem), lines
+
+
+SHOE_EDITS = [
+    ("decks = 8", "decks is 8, sealed 6"),
+    ("burn = 0", "burn is 0, sealed 3"),
+    ("cut_position = 300", "cut_position is 300, sealed 264"),
+    ("kind = 'physical'", 'kind is "physical", sealed "system"'),
+    ("commitment = 'forged'", 'commitment is "forged", sealed "'),
+    ("state = 'retired'", 'state is "retired", sealed "in_play"'),
+]
+
+
+@pytest.mark.parametrize(("change", "problem"), SHOE_EDITS)
+def test_a_shoes_figures_edited_outside_the_app_are_named(rocket7, change, problem):
+    shoe = rocket7.shoes.get(state=Shoe.State.IN_PLAY)
+    execute(f"UPDATE tables_shoe SET {change} WHERE id = %s", [shoe.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, shoe, problem), lines
+
+
+def test_a_table_or_a_shoe_inserted_outside_the_app_is_named(rocket7):
+    table = copy_row(Table, rocket7.pk, name="Rocket 8")
+    shoe = copy_row(Shoe, rocket7.shoes.get(state=Shoe.State.RETIRED).pk)
+
+    ok, lines = verify()
+
+    assert not ok and inserted(lines, Table, table) and inserted(lines, Shoe, shoe), lines
+
+
+def test_a_table_renamed_and_sealed_again_is_named(rocket7):
+    execute("UPDATE tables_table SET name = 'Rocket 70' WHERE id = %s", [rocket7.pk])
+    rocket7.refresh_from_db()
+    seal(rocket7, table=rocket7, event="changed")  # as anyone who may call `seal` could
+
+    ok, lines = verify()
+
+    assert not ok and any(
+        "sealed again (changed) with a figure fixed when first sealed (created): "
+        'name is "Rocket 70", first sealed "Rocket 7"' in line for line in lines
+    ), lines

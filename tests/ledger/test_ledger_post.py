@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ledger.models import Account, Posting, Transaction
+from ledger.models import Account, Posting, Seal, Transaction
 from ledger.selectors import account_movements, transactions_for_hand
 from ledger.services import (
     LedgerError,
@@ -102,10 +102,15 @@ def test_each_post_is_the_next_link_of_its_tables_chain(
     elsewhere = ledger_post(lines=[Line(cage, -10, "fill"), Line(other_tray, 10, "fill")],
                             kind="fill", memo="", by=pete, table=other_table)
 
-    assert (first.position, second.position) == (1, 2)
+    sealed = Seal.objects.get(model="tables.Table", record=open_table.pk)  # its chain's first record
+    assert sealed.position == 1
+    assert (first.position, second.position) == (sealed.position + 1, sealed.position + 2)
+    assert first.prev_hash == sealed.hash and first.chain == sealed.chain
     assert second.prev_hash == first.hash and second.chain == first.chain
     assert first.chain.name == f"table:{open_table.pk}"
-    assert elsewhere.chain.name == f"table:{other_table.pk}" and elsewhere.position == 1
+    other_sealed = Seal.objects.get(model="tables.Table", record=other_table.pk)
+    assert elsewhere.chain.name == f"table:{other_table.pk}" and elsewhere.prev_hash == other_sealed.hash
+    assert elsewhere.position == other_sealed.position + 1
 
 
 def test_a_post_without_a_table_goes_to_the_casinos_chain(casino, cage, patrons, pete):

@@ -31,6 +31,7 @@ from tables.services import (
     shoe_start,
     slip_void,
     table_count,
+    table_settings_change,
 )
 from tables.services.players import comp_issue, player_create
 from tables.services.slips import slip_issue
@@ -71,8 +72,8 @@ class Floor:
         self.play_hands(table, dana, pete)
 
     def play_hands(self, table, dana, pete):
-        table.payout_approval_threshold = 100
-        table.save(update_fields=["payout_approval_threshold"])
+        table_settings_change(table=table, by=pete, payout_approval_threshold=100, reason="Big wins")
+        table.refresh_from_db()
         shoe_start(table=table, decks=8, by=pete, key=key())
         self.ann = player_create(casino=table.pit.casino, name="Ann Smith", card_number="1001", by=pete)
         seat_open(table=table, seat=1, buy_in=600, card_number="1001", by=dana, key=key())
@@ -158,8 +159,8 @@ def test_every_sealed_record_verifies_against_its_latest_seal(floor):
     records = sum(model.objects.count() for model in sealed_models())
     # requests, slips, count, signatures, hands, the drop box the opening count attached, the two
     # seats' cash-ins, the comp, the two shifts (pete's in the pit, dana's at the table), Ann and
-    # the two seat sessions
-    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1 + 2 + 1 + 2
+    # the two seat sessions, the table and its shoe
+    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1 + 2 + 1 + 2 + 1 + 1
     assert {model._meta.label for model in sealed_models()} >= {
         "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand",
         "tables.CashIn", "tables.Comp", "tables.Player", "tables.SeatSession",

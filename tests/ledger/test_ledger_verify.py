@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from ledger.audit import anchor_digest, anchor_latest, ledger_verify
-from ledger.chain import ChainError, chain_append, chain_extend, chain_lock, record_hash
+from ledger.chain import ChainError, chain_append, chain_extend, chain_lock, chain_record_at, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Seal, Transaction
 from ledger.seals import sealed_models
 from ledger.services import Line, account_balance, account_get, ledger_post
@@ -24,7 +24,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def played(open_table, seat3, dana, pete, cage, patrons, buy_in):
-    """Table chain: 1 opening, 2 buy-in, 3 bet, 4 pair loss, 5 fill. Casino chain: 1 redemption."""
+    """Table chain, after the table's seal: the opening, a buy-in, a bet, a pair loss, a fill (`at`
+    finds the nth of them). Casino chain: a redemption."""
     tray = account_get(kind="tray", table=open_table)
     wager = account_get(kind="wager", table=open_table, ref=1)
     buy_in(table=open_table, player=seat3, amount=100, by=dana)
@@ -49,8 +50,10 @@ def verify(*args):
     return True, out.getvalue()
 
 
-def at(chain, position):
-    return Transaction.objects.get(chain=chain, position=position)
+def at(chain, n):
+    """The chain's nth ledger transaction (from 1), wherever the records before it (the table's
+    seal) put it: a test reads its position from the record, never counts it."""
+    return Transaction.objects.filter(chain=chain).order_by("position")[n - 1]
 
 
 def edit_posting(posting, amount, protection_lifted):
@@ -61,7 +64,7 @@ def edit_posting(posting, amount, protection_lifted):
 def rehash_from(chain, position, protection_lifted):
     """The forger's finishing touch: recompute every hash from `position` on, and the chain's head,
     and put every cached balance right, so the walk alone finds nothing."""
-    prev = ZERO_HASH if position == 1 else at(chain, position - 1).hash
+    prev = ZERO_HASH if position == 1 else chain_record_at(chain, position - 1).hash
     with protection_lifted("ledger_transaction"), connection.cursor() as cursor:
         records = Transaction.chain_queryset().filter(chain=chain, position__gte=position)
         for record in records.order_by("position"):
@@ -82,8 +85,8 @@ def rehash_from(chain, position, protection_lifted):
 def test_an_untouched_ledger_verifies_with_one_summary_line(played):
     ok, output = verify()
     assert ok
-    assert output.strip().splitlines() == [
-        "Ledger verified: 2 chains, 6 records, 6 transactions, 6 accounts; no anchor file to compare with."
+    assert output.strip().splitlines() == [  # the 6 transactions and the table's seal
+        "Ledger verified: 2 chains, 7 records, 6 transactions, 6 accounts; no anchor file to compare with."
     ]
 
 
@@ -107,7 +110,7 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
     # the accounts' identities (their codes, and the accounts and tables their postings point at).
     with django_assert_max_num_queries(19 + len(sealed_models())):
         result = ledger_verify()
-    assert result.clean and result.records == 41
+    assert result.clean and result.records == 42  # the opening, the 40 fills and the table's seal
 
 
 def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django_assert_max_num_queries):
@@ -132,8 +135,9 @@ def test_an_edited_posting_is_caught_at_its_table_and_position(played, open_tabl
     assert not ok
     lines = output.splitlines()
     assert (
-        f"table Rocket 1 (chain table:{open_table.pk}), position 3, ledger.Transaction {bet.pk}: "
-        "first broken link: its hash does not match its content: the record was changed after it was written"
+        f"table Rocket 1 (chain table:{open_table.pk}), position {bet.position}, "
+        f"ledger.Transaction {bet.pk}: first broken link: its hash does not match its content: "
+        "the record was changed after it was written"
     ) in lines
     assert f"account {posting.account.code}: cached balance 70 but its postings sum to 80" in lines
     assert any("its 2 postings sum to 10, not 0" in line for line in lines)
@@ -208,7 +212,7 @@ def test_a_deleted_account_is_caught_at_each_transaction_posting_to_it(played, o
 
 
 def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protection_lifted):
-    settlement = at(played, 4)
+    settlement, fill = at(played, 4), at(played, 5)
     pk = Transaction._meta.pk.get_db_prep_value(settlement.pk, connection)
     with protection_lifted("ledger_posting", "ledger_transaction"), connection.cursor() as cursor:
         cursor.execute("DELETE FROM ledger_posting WHERE transaction_id = %s", [pk])
@@ -218,8 +222,9 @@ def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protec
 
     assert not ok
     assert (
-        f"table Rocket 1 (chain table:{open_table.pk}), position 5, ledger.Transaction {at(played, 5).pk}: "
-        "first broken link: position 4 is missing: the record there was removed"
+        f"table Rocket 1 (chain table:{open_table.pk}), position {fill.position}, "
+        f"ledger.Transaction {fill.pk}: first broken link: position {settlement.position} is missing: "
+        "the record there was removed"
     ) in output.splitlines()
 
 
@@ -232,11 +237,11 @@ SEAL_INSERT = (
 
 def test_three_breaks_in_one_chain_are_all_reported(played, open_table, protection_lifted):
     # given a record changed (by the owner), one inserted (as the app's role may) and one removed
-    buy, bet, settlement = at(played, 2), at(played, 3), at(played, 4)
+    buy, bet, settlement, fill = at(played, 2), at(played, 3), at(played, 4), at(played, 5)
     edit_posting(buy.postings.get(amount=100, account__kind="player"), 90, protection_lifted)
     with connection.cursor() as cursor:
-        cursor.execute(SEAL_INSERT, [played.pk, 3, buy.hash, "f" * 64, settlement.created_at])
-    forged = Seal.objects.get(chain=played, position=3)
+        cursor.execute(SEAL_INSERT, [played.pk, bet.position, buy.hash, "f" * 64, settlement.created_at])
+    forged = Seal.objects.get(chain=played, position=bet.position)
     pk = Transaction._meta.pk.get_db_prep_value(settlement.pk, connection)
     with protection_lifted("ledger_posting", "ledger_transaction"), connection.cursor() as cursor:
         cursor.execute("DELETE FROM ledger_posting WHERE transaction_id = %s", [pk])
@@ -248,31 +253,33 @@ def test_three_breaks_in_one_chain_are_all_reported(played, open_table, protecti
     place = f"table Rocket 1 (chain table:{open_table.pk})"
     assert not ok
     assert [line for line in output.splitlines() if "broken link" in line] == [
-        f"{place}, position 2, ledger.Transaction {buy.pk}: first broken link: its hash does not match its "
-        "content: the record was changed after it was written",
-        f"{place}, position 3, ledger.Seal {forged.pk}: broken link: position 3 is already held by "
-        f"ledger.Transaction {bet.pk}, and this record does not fit the chain there: it was inserted",
-        f"{place}, position 5, ledger.Transaction {at(played, 5).pk}: broken link: position 4 is missing: "
-        "the record there was removed",
+        f"{place}, position {buy.position}, ledger.Transaction {buy.pk}: first broken link: its hash does "
+        "not match its content: the record was changed after it was written",
+        f"{place}, position {bet.position}, ledger.Seal {forged.pk}: broken link: position {bet.position} is "
+        f"already held by ledger.Transaction {bet.pk}, and this record does not fit the chain there: it was "
+        "inserted",
+        f"{place}, position {fill.position}, ledger.Transaction {fill.pk}: broken link: position "
+        f"{settlement.position} is missing: the record there was removed",
     ]
 
 
 def test_a_record_appended_without_moving_the_chains_head_is_caught(played, open_table):
-    fill = at(played, 5)
+    fill = at(played, 5)  # the chain's last record
+    after = fill.position + 1
     with connection.cursor() as cursor:
-        cursor.execute(SEAL_INSERT, [played.pk, 6, fill.hash, "f" * 64, fill.created_at])
+        cursor.execute(SEAL_INSERT, [played.pk, after, fill.hash, "f" * 64, fill.created_at])
 
     ok, output = verify()
 
     assert not ok
-    forged = Seal.objects.get(chain=played, position=6)
+    forged = Seal.objects.get(chain=played, position=after)
     lines = output.splitlines()
     assert (
-        f"table Rocket 1 (chain table:{open_table.pk}), position 6, ledger.Seal {forged.pk}: "
+        f"table Rocket 1 (chain table:{open_table.pk}), position {after}, ledger.Seal {forged.pk}: "
         "first broken link: its hash does not match its content: the record was changed after it was written"
     ) in lines
-    assert any("the chain's cached length 5" in line and "disagree with its records (6, ffffffffffff)" in line
-               for line in lines)
+    assert any(f"the chain's cached length {fill.position}" in line
+               and f"disagree with its records ({after}, ffffffffffff)" in line for line in lines)
 
 
 def test_a_record_inserted_before_a_chains_first_is_caught(played, open_table):
@@ -298,7 +305,7 @@ def test_a_rehashed_chain_passes_the_walk_but_not_the_anchor(played, open_table,
     buy = at(played, 2)
     edit_posting(buy.postings.get(amount=-100, account__kind="tray"), -90, protection_lifted)
     edit_posting(buy.postings.get(amount=100, account__kind="player"), 90, protection_lifted)
-    rehash_from(played, 2, protection_lifted)
+    rehash_from(played, buy.position, protection_lifted)
 
     # then the walk, the sums and the caches find nothing
     assert ledger_verify().clean
@@ -307,8 +314,9 @@ def test_a_rehashed_chain_passes_the_walk_but_not_the_anchor(played, open_table,
     assert not ok
     fill = at(played, 5)
     assert (
-        f"table Rocket 1 (chain table:{open_table.pk}), position 5, ledger.Transaction {fill.pk}: "
-        f"hash {fill.hash[:12]} is not the anchored {anchor['chains'][1]['head'][:12]}: "
+        f"table Rocket 1 (chain table:{open_table.pk}), position {fill.position}, "
+        f"ledger.Transaction {fill.pk}: hash {fill.hash[:12]} is not the anchored "
+        f"{anchor['chains'][1]['head'][:12]}: "
         "the chain was rewritten at or before this position"
     ) in output.splitlines()
 
@@ -357,7 +365,7 @@ def test_an_anchor_holds_every_chain_head_and_one_digest_over_them(played, open_
     cage_chain = Chain.objects.get(name=f"casino:{casino.pk}")
     assert anchor["chains"] == [
         {"name": cage_chain.name, "length": 1, "head": cage_chain.head},
-        {"name": f"table:{open_table.pk}", "length": 5, "head": at(played, 5).hash},
+        {"name": f"table:{open_table.pk}", "length": at(played, 5).position, "head": at(played, 5).hash},
     ]
     assert anchor["digest"] == anchor_digest(anchor["chains"])
 

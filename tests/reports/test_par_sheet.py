@@ -28,6 +28,7 @@ from tables.games.rocket_fast import play_hand
 from tables.models import Game
 from tables.services import shift_start
 from tables.simulation import RunSpec, rocket_strategy, run
+from tests.floor import new_table
 from tests.tables.conftest import deal_at, open_table
 
 ROCKET_HANDS = 2_000  # full-table hands through the shoe in these tests
@@ -273,9 +274,7 @@ def test_without_a_broker_in_debug_the_page_answers_before_the_task_runs_in_a_th
 
 
 def test_a_rocket_table_without_a_shoe_says_why_it_has_no_sheet(client, pit, pete):
-    from tables.models import Table
-
-    table = Table.objects.create(pit=pit, name="New Rocket", game=Game.ROCKET, min_bet=10, max_bet=100)
+    table = new_table(pit=pit, name="New Rocket", game=Game.ROCKET, min_bet=10, max_bet=100)
     shift_start(user=pete, pit=pit, by=pete)
     client.force_login(pete)
 

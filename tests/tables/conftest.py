@@ -26,6 +26,7 @@ from tables.services import (
     table_count,
     tray_fill,
 )
+from tests.floor import new_table
 
 TRAY_OPENING = 10_000
 _keys = itertools.count(1)
@@ -115,9 +116,7 @@ def open_table(
 ):
     """A table opened with a signed count (unless not `opened`), its tray filled from the cage, a
     shoe in play."""
-    table = Table.objects.create(
-        pit=pit, name=name, game=game, min_bet=low, max_bet=high, options=options or {}
-    )
+    table = new_table(pit=pit, name=name, game=game, min_bet=low, max_bet=high, options=options or {})
     if opened:
         open_with_count(table)
     tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())

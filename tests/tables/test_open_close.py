@@ -22,6 +22,7 @@ from tables.services import (
     table_is_open,
     tray_fill,
 )
+from tests.floor import new_table
 
 from .conftest import COUNT_TEAM, TRAY_OPENING, deal_at, key, open_with_count, seat
 
@@ -59,7 +60,7 @@ def written() -> tuple[int, int, int]:
 @pytest.fixture
 def never_opened(pit, pete):
     """A table with chips in its tray and a shoe, that no one has opened with a count."""
-    table = Table.objects.create(pit=pit, name="Rocket 9", game=Game.ROCKET, min_bet=10, max_bet=500)
+    table = new_table(pit=pit, name="Rocket 9", game=Game.ROCKET, min_bet=10, max_bet=500)
     tray_fill(table=table, amount=TRAY_OPENING, by=pete, key=key())
     shoe_start(table=table, decks=8, by=pete, key=key())
     return table

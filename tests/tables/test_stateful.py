@@ -124,6 +124,7 @@ from tables.services import (
 from tables.services import shoes as shoe_service
 from tables.services.engine import engine_for
 from tables.services.seating import SEATS_PER_GAME
+from tests.floor import new_table
 
 from .conftest import open_with_count, person
 
@@ -279,7 +280,7 @@ class TableMachine(RuleBasedStateMachine):
             raise
 
     def open(self, game: str, **fields) -> Table:
-        table = Table.objects.create(pit=self.pit, name=game.title(), game=game, **fields)
+        table = new_table(pit=self.pit, name=game.title(), game=game, **fields)
         tray_fill(table=table, amount=OPENING[game], by=self.people["pete"], key=self.key())
         self.cage_out[game] += OPENING[game]
         open_with_count(table)  # a closed table seats and deals nobody

@@ -642,7 +642,7 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool, game) -> dict[s
     reshuffle = not due.pile and reshuffle_due(hand, game, due) is not None
     if reshuffle:
         says += RESHUFFLE[hand.game].format(burn=shoe.burn)
-    elif not shoe_cards_left(shoe, deck):
+    elif not due.pile and not shoe_cards_left(shoe, deck):  # a pile's card is not the deck's
         says += (
             f" The deck is empty: shuffle the discard pile (never a card on the table or kept for"
             f" score), burn {shoe.burn}, then deal."
@@ -698,7 +698,19 @@ def _correctable(hand: Hand) -> dict[str, Any] | None:
     return {"seq": card.seq, "rank": card.rank, "to": to}
 
 
+# A card from the game's own pile, which the dealer turns up rather than deals from the deck (the
+# deck is often dealt out by then: Kitty and Venture deal it whole before the first round).
+PILE_CARDS = {
+    "pitched": "Next card: seat {seat}, from the pitched cards (shuffled once, dealt face up).",
+    "target": "Next card: turn up the top card of the kitty, the target.",
+    "slug": "Next card: turn up the next card of the slug into the centre.",
+    "monster": "Next card: turn up the next card of the Monster's hand.",
+}
+
+
 def _card_sentence(due: CardDue) -> str:
+    if due.pile:
+        return PILE_CARDS[due.why].format(seat=due.seat)
     who = (
         f"seat {due.seat}"
         if due.to == "seat"

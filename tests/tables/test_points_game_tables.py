@@ -12,6 +12,7 @@ from django.db.models import Sum
 
 from casino.errors import DomainError
 from ledger.models import Posting, Transaction
+from tables.games import CardDue
 from tables.games.cards import composition
 from tables.games.rounds import WHOLE_DECK
 from tables.models import Game, Hand, Shoe
@@ -313,3 +314,34 @@ def test_a_points_game_s_seat_with_one_point_says_point(pit, pete, dana):
     statuses = [seat_["status"] for seat_ in hand_screen(next_round)["seats"]]
 
     assert "1 point" in statuses and "1 points" not in statuses
+
+
+def deal_to_the_first_pile_card(table, dana, rng) -> Hand:
+    """Deal a new round at the table up to the first card turned up from the game's own pile."""
+    dealer = Dealer(hand_start(table=table, by=dana, key=key()), dana, rng)
+    while not getattr(dealer.mirror.next, "pile", False):
+        due = dealer.mirror.next
+        dealer.card(due) if isinstance(due, CardDue) else dealer.decide(due)
+    return dealer.hand
+
+
+@pytest.mark.parametrize(
+    ("game", "says"),
+    [
+        (Game.KITTY, "Next card: turn up the top card of the kitty, the target."),
+        (Game.VENTURE, "Next card: turn up the next card of the slug into the centre."),
+    ],
+)
+def test_a_card_turned_up_from_the_game_s_pile_is_not_told_as_dealt_from_the_dealt_out_deck(
+    pit, pete, dana, game, says
+):
+    # Kitty and Venture deal the whole deck before the first round: the tablet told the dealer to
+    # shuffle the discards and burn before turning up every kitty target and every slug card.
+    table = table_for(pit, pete, game, Shoe.Kind.SYSTEM)
+    for number in (1, 2, 3):
+        seat(table, number, 50, dana)
+
+    screen = hand_screen(deal_to_the_first_pile_card(table, dana, random.Random(game)))
+
+    assert screen["shoe"]["cards_left"] == 0
+    assert screen["next"]["says"] == says

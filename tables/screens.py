@@ -577,8 +577,45 @@ def _points(game, hand: Hand) -> dict[str, Any]:
         "played": shown,
         "over": result.get("game_over"),
         "columns": _columns(game),
+        "last_round": LAST_ROUND[hand.game](game) if hand.game in LAST_ROUND else "",
     }
     return {"status": status, "points": points}
+
+
+def _sweep_round(game) -> str:
+    """Sweep's round just played: who takes which cards into their hand, what is left to discard,
+    and who starts the next round ("" while a round is being dealt its centre or played)."""
+    if game.players or not game.rounds:
+        return ""
+    record = game.rounds[-1]
+    took = [f"seat {seat} takes {_ranks(cards)}" for seat, cards in record["captures"]]
+    left = record.get("discarded")
+    says = "Last round: " + "; ".join(took or ["nobody captures"])
+    says += f"; discard the {_ranks(left)} left in the centre." if left else "."
+    return says if game.finished else f"{says} Seat {game.starter} starts the next round."
+
+
+def _kitty_round(game) -> str:
+    """Kitty's round just played: who takes the target (and whom the 1 gives it to), what nobody
+    takes ("" while a round is being bid or its target given)."""
+    if not game.rounds or game.passes or game.bids or game.giving is not None:
+        return ""
+    record = game.rounds[-1]
+    given = record.get("given", {})
+    took = []
+    for seat, rank in record["taken"].items():
+        gives = f" with the 1 and gives it to seat {given[seat]}" if seat in given else ""
+        took.append(f"seat {seat} takes the {rank}{gives}")
+    took += [f"nobody takes the {rank}: discard it" for rank in record.get("discarded", [])]
+    return "Last round: " + "; ".join(took) + "; discard the bids."
+
+
+def _ranks(ranks) -> str:
+    return ", ".join(str(rank) for rank in ranks)
+
+
+# The games whose captured cards go into hidden hands: the screen says what the last round did.
+LAST_ROUND = {Game.SWEEP: _sweep_round, Game.KITTY: _kitty_round}
 
 
 def points_text(points: int) -> str:

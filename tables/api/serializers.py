@@ -721,8 +721,8 @@ class HandScreenSerializer(serializers.Serializer):
     )
     points = serializers.DictField(
         allow_null=True,
-        help_text="Points games: the target, the centre's cards, whether the game is over, and Five "
-        "Cards' columns.",
+        help_text="Points games: the target, the centre's cards, whether the game is over, Five "
+        "Cards' columns, and `last_round`: what Sweep's or Kitty's last round took, in words.",
     )
     turn = serializers.IntegerField(allow_null=True, help_text="The seat a card or decision is due for.")
     next = ScreenNextSerializer()

@@ -200,6 +200,7 @@ class Kitty(ShowHands, Game):
         elif move is Move.PICK:
             self._take(action.ranks[0])
         elif move is Move.GIVE:
+            self.rounds[-1].setdefault("given", {})[self.takers[0]] = action.target
             self.hands[action.target].add(self.giving)
             self.giving = None
             self.takers.pop(0)

@@ -193,6 +193,7 @@ class Sweep(ShowHands, Game):
         self.centre += [played for _, played in self.played if played == rank]
 
     def _end_round(self) -> None:
+        self.rounds[-1]["discarded"] = sorted(self.centre)  # what the dealer clears from the centre
         self.starter = self.last_capture  # the same starter if nobody captured
         self.centre, self.played, self.players = [], [], []
 

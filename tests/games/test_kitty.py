@@ -106,6 +106,7 @@ def test_with_no_single_bid_the_target_is_discarded_and_the_1_gives_what_it_take
     before = Counter(game.hands[other].known)[8]
     play(game, ("give", other))
     assert Counter(game.hands[other].known)[8] == before + 1
+    assert game.rounds[1]["taken"] == {one: 8} and game.rounds[1]["given"] == {one: other}
 
 
 def test_the_soft_game_plays_4_rounds_of_1_2_2_2_targets_and_is_the_default_for_5_and_6():

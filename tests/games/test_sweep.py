@@ -32,6 +32,7 @@ def test_the_lowest_card_takes_every_centre_card_of_the_highest_rank_the_text_s_
     captures = game.rounds[0]["captures"]
     assert captures == [(1, [9, 9]), (3, [3, 4]), (2, [5, 5, 6])]
     assert Counter(game.hands[2].known)[5] == 2
+    assert game.rounds[0]["discarded"] == [7]  # the 7 fell into the centre and nothing took it
     assert game.starter == 2  # the last capture starts the next round
 
 

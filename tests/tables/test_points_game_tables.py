@@ -345,3 +345,48 @@ def test_a_card_turned_up_from_the_game_s_pile_is_not_told_as_dealt_from_the_dea
 
     assert screen["shoe"]["cards_left"] == 0
     assert screen["next"]["says"] == says
+
+
+def test_the_tablet_says_who_takes_sweep_s_captures_into_their_hand_and_what_to_discard(pit, pete, dana):
+    # The captured cards go into the hands, face down on the screen: the dealer saw the round's plays
+    # vanish and the next centre asked for, never who takes what.
+    table = table_for(pit, pete, Game.SWEEP, Shoe.Kind.PHYSICAL)
+    for number in (1, 2, 3):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(15):
+        hand = card(hand, None, dana)  # the hands, face down
+    for rank in (9, 9, 3, 5, 6):  # the centre
+        hand = card(hand, rank, dana)
+    assert hand_screen(hand)["points"]["last_round"] == ""  # the round is being played
+    plays = {1: 4, 2: 7, 3: 5}
+    for _ in plays:
+        hand = decide(hand, ("play", plays[hand_screen(hand)["next"]["seat"]]), dana)
+
+    says = hand_screen(hand)["points"]["last_round"]
+
+    # the 4 takes both 9s, the 5 the 3 and the fallen 4, the 7 the 5s and the 6; the 7 is left
+    assert says == (
+        "Last round: seat 1 takes 9, 9; seat 3 takes 3, 4; seat 2 takes 5, 5, 6;"
+        " discard the 7 left in the centre. Seat 2 starts the next round."
+    )
+
+
+def test_the_tablet_says_who_takes_kitty_s_target_and_whom_the_1_gives_it_to(pit, pete, dana):
+    table = table_for(pit, pete, Game.KITTY, Shoe.Kind.PHYSICAL)
+    for number in (1, 2, 3):
+        seat(table, number, 50, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(55):
+        hand = card(hand, None, dana)  # the kitty and the hands, face down
+    hand = card(hand, 8, dana)  # the target
+    for _ in (1, 2, 3):
+        hand = decide(hand, ("pass", None), dana)
+    for bid in (1, 5, 5):  # the 5s are ignored: the 1 takes
+        hand = decide(hand, ("choose", bid), dana)
+    assert hand_screen(hand)["points"]["last_round"] == ""  # the 1 has not given it yet
+
+    hand = decide(hand, ("give", 3), dana)
+
+    says = hand_screen(hand)["points"]["last_round"]
+    assert says == "Last round: seat 1 takes the 8 with the 1 and gives it to seat 3; discard the bids."

@@ -142,6 +142,12 @@ class Table(Sealed, models.Model):
 
         return games()[self.game].Options.build(self.options)
 
+    def ante(self, players: int) -> int:
+        """What each player antes as a hand of `players` starts. Monster's booklet ante depends on
+        how many play (`MonsterOptions.ante_for`: 2 with four or five, 1 with six or more)."""
+        rules = self.house_rules()
+        return rules.ante_for(players) if hasattr(rules, "ante_for") else rules.ante
+
     def clean(self):
         from tables.games import IllegalAction
 

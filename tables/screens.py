@@ -144,7 +144,7 @@ def table_screen(table: Table) -> dict[str, Any]:
         "last_hand": _hand_link(last) if last else None,
         "takes_bets": table.game == Game.ROCKET,
         "same_bets": [{"seat": seat, "bet": bet} for seat, bet in sorted(bets.items())],
-        "ante": None if table.game in NO_ANTE else _ante(table),
+        "ante": None if table.game in NO_ANTE else table.ante(len(by_seat)),
         "collection": _collection_note(table),
         "shoe_note": _shoe_note(shoe),
         "is_open": table_is_open(table),
@@ -424,10 +424,6 @@ def _rating(seat: dict[str, Any], session: SeatSession | None, people: dict, sta
         return {**seat, "rating": "elsewhere", "slip": None}
     running = state.kind != Kind.PAUSED
     return {**seat, "rating": "running" if running else "paused", "slip": slip}
-
-
-def _ante(table: Table) -> int:
-    return table.house_rules().ante
 
 
 def _table_seat(number: int, session: SeatSession | None, chips: dict, bet: int) -> dict[str, Any]:

@@ -471,9 +471,7 @@ def _stakes(table: Table, sessions: dict[int, SeatSession], chips: dict[int, int
     if table.game in POINTS_GAMES:
         return *_points_players(table, sessions), {}
     seats = sorted(sessions)
-    rules = table.house_rules()
-    # Monster's booklet ante depends on how many play (MonsterOptions.ante_for).
-    ante = rules.ante_for(len(seats)) if hasattr(rules, "ante_for") else rules.ante
+    ante = table.ante(len(seats))
     return seats, chips, {seat: min(ante, chips[seat]) for seat in seats}
 
 

@@ -16,6 +16,7 @@ from tables.api.serializers import ShoeSerializer
 from tables.games import CardDue
 from tables.models import CardEvent, Game, Hand, Shoe
 from tables.review import hand_replay_check
+from tables.screens import table_screen
 from tables.services import (
     hand_decide,
     hand_record_card,
@@ -296,3 +297,16 @@ def test_a_pitch_keyed_blind_at_a_system_shoe_is_named_where_the_hand_leaves_no_
     dealer.hand, dealer.synced = hand, hand.seq
     hand = hand_settle(hand=dealer.play(), by=dana, expected_seq=dealer.hand.seq, key=key())
     assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+
+
+@pytest.mark.parametrize(("players", "ante"), [(4, 2), (6, 1)])
+def test_the_monster_table_names_the_booklet_s_ante_for_the_players_seated(pit, pete, dana, players, ante):
+    # The booklet's Monster ante depends on how many play, so the table's option is unset: the table
+    # read "Every seated player plays." while the start took 2 from each of four players.
+    table = table_for(pit, pete, Game.MONSTER, Shoe.Kind.PHYSICAL)
+    for number in range(1, players + 1):
+        seat(table, number, CHIPS, dana)
+
+    assert table_screen(table)["ante"] == ante
+    hand = hand_start(table=table, by=dana, key=key())
+    assert hand_game(hand).purse.pot == ante * players  # what the start took, as the table said

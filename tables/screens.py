@@ -482,7 +482,7 @@ def _seat_cards(hand: Hand, seat: int, cards: list[CardEvent]) -> list[dict[str,
 
 
 # A game's face-up cards in front of a seat, and in the centre, by the name the engine keeps them under.
-FACE_UP = ("stacks", "piles", "captured")
+FACE_UP = ("stacks", "piles", "captured", "shown")  # `shown`: a hand turned over at a showdown
 CENTRE_CARDS = ("pool", "centre", "targets")
 NO_ANTE = (Game.ROCKET, Game.PAIRS, *POINTS_GAMES)
 
@@ -491,7 +491,7 @@ def _secret_cards(seat: int, game) -> list[dict[str, Any]]:
     """A seat's face-up cards (a secret-hand game's stack, a points game's stack, score pile or
     captures), then its face-down cards, never their ranks (a system shoe knows them; the dealer's
     screen must not show them)."""
-    face_up = next((getattr(game, name)[seat] for name in FACE_UP if hasattr(game, name)), ())
+    face_up = next((getattr(game, name).get(seat, ()) for name in FACE_UP if hasattr(game, name)), ())
     stack = [{"rank": rank, "why": "face up", "discarded": False} for rank in face_up]
     hidden = getattr(game, "hands", {}).get(seat)
     return stack + [{"rank": None, "why": "face down", "discarded": False}] * len(hidden or ())
@@ -550,7 +550,12 @@ def _secret(game, hand: Hand) -> dict[str, Any]:
     status = {seat: game.out.get(seat, "in") for seat in game.seats}
     pot = game.settlement().result["pot"] if game.finished else game.purse.pot
     piles = {name: len(getattr(game, name)) for name in ("pile", "monster") if hasattr(game, name)}
-    secret = {"carry_in": game.carry_in, "piles": piles, "round": getattr(game, "round", None)}
+    secret = {
+        "carry_in": game.carry_in,
+        "piles": piles,
+        "round": getattr(game, "round", None),
+        "monster": list(getattr(game, "monster_cards", ())),  # the Monster's cards turned up so far
+    }
     return {"status": status, "pot": pot, "secret": secret}
 
 

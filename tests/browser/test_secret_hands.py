@@ -35,6 +35,7 @@ PLAYERS = {
 FACE_DOWN_MOVES = {Move.DISCARD, Move.PITCH, Move.KEEP, Move.PASS}
 BUY_IN = 60
 PLAYED_OUT = 12  # decisions chosen at random; after them a player folds where the game allows it
+DOUBLE_TAP_GUARD_MS = 450  # tablet.js GUARD_MS (400), and a little
 
 
 class Players:
@@ -64,6 +65,11 @@ def deal(page: Page, players: Players, due: CardDue) -> None:
         players.game.deal(players.next_card())
         return
     rank = players.rng.choice(due.ranks) if due.pile else players.next_card()
+    if due.pile:
+        # A pile's card is turned over after the players' last move (a pitch, a show): the keypad
+        # may be drawn where that move's button was, and a key tapped there within tablet.js's
+        # double-tap guard is not sent, by design. The dealer turns the card over first.
+        page.wait_for_timeout(DOUBLE_TAP_GUARD_MS)
     key_card(page, rank)
     players.game.deal(rank)
 

@@ -16,7 +16,7 @@ from tables.api.serializers import ShoeSerializer
 from tables.games import CardDue
 from tables.models import CardEvent, Game, Hand, Shoe
 from tables.review import hand_replay_check
-from tables.screens import table_screen
+from tables.screens import hand_screen, table_screen
 from tables.services import (
     hand_decide,
     hand_record_card,
@@ -30,7 +30,7 @@ from tables.services import (
 from tables.services.engine import hand_game
 from tables.services.hands import HandError, RankRefused
 
-from .conftest import key, open_table, seat
+from .conftest import card, decide, key, open_table, seat
 from .dealer import Dealer
 
 pytestmark = pytest.mark.django_db
@@ -310,3 +310,26 @@ def test_the_monster_table_names_the_booklet_s_ante_for_the_players_seated(pit, 
     assert table_screen(table)["ante"] == ante
     hand = hand_start(table=table, by=dana, key=key())
     assert hand_game(hand).purse.pot == ante * players  # what the start took, as the table said
+
+
+def test_the_monster_s_showdown_shows_each_hand_shown_and_the_monster_s_cards(pit, pete, dana):
+    # The hands shown left the players' face-down cards and the Monster's were turned up, yet the
+    # screen showed every seat with "no cards" and no Monster: the dealer could not check who won.
+    table = table_for(pit, pete, Game.MONSTER, Shoe.Kind.PHYSICAL)
+    for number in (1, 2, 3, 4):
+        seat(table, number, CHIPS, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    for _ in range(24):
+        hand = card(hand, None, dana)  # six each, face down
+    for action in (("discard", None, None), ("discard", None), ("discard",), ("fold",)):
+        hand = decide(hand, action, dana)
+    for shown in ((10, 9, 8, 7), (10, 9, 8, 7, 5), (6, 6, 5, 4, 3, 2)):
+        hand = decide(hand, ("show", *shown), dana)
+    hand = card(hand, 10, dana)  # the Monster's first card, turned up
+
+    screen = hand_screen(hand)
+
+    cards = {seat["number"]: [card["rank"] for card in seat["cards"]] for seat in screen["seats"]}
+    assert cards[1] == [10, 9, 8, 7] and cards[2] == [10, 9, 8, 7, 5] and cards[3] == [6, 6, 5, 4, 3, 2]
+    assert screen["secret"]["monster"] == [10]
+    assert screen["next"]["says"] == "Next card: turn up the next card of the Monster's hand."

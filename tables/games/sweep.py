@@ -145,6 +145,7 @@ class Sweep(ShowHands, Game):
         elif action.move is Move.PICK:
             self._take(self.picks.pop(0), [action.ranks[0]])
             self._pick_on()
+            self._fire()
         else:
             self._show(action.ranks)
 
@@ -170,13 +171,13 @@ class Sweep(ShowHands, Game):
 
     def _pick_on(self) -> None:
         """A tied group takes single cards in turn; a pick with one rank left is made for the player.
-        When the targets are gone, the group falls into the centre and firing goes on."""
+        When the targets are gone, the group falls into the centre; the caller fires on (firing
+        from here too ended the round twice, the second time with the centre already cleared)."""
         while self.picks and len(set(self.targets)) == 1:
             self._take(self.picks.pop(0), [self.targets[0]])
         if not self.targets:
             self.picks = []
             self._fall(self.groups[0])
-            self._fire()
 
     def _take(self, seat: int, cards: list[int]) -> None:
         for card in cards:

@@ -44,6 +44,17 @@ def test_tied_cards_take_single_cards_in_turn_from_the_first_played_choosing_the
     play(game, ("pick", 6), ("pick", 1), ("pick", 3), ("pick", 2))  # the last, a 4, is seat 1's
     assert game.rounds[0]["captures"][1:] == [(1, [6]), (2, [1]), (1, [3]), (2, [2]), (1, [4])]
     assert game.centre == [] and game.starter == 1  # the 8s fell in and the centre was discarded
+    assert game.rounds[0]["discarded"] == [8, 8]
+
+
+def test_a_tied_group_s_single_rank_targets_are_shared_and_the_rest_of_the_centre_is_discarded():
+    game = play(dealt(HANDS), 10, 10, 9, 3, 5)
+    play(game, ("play", 7), ("play", 7), ("play", 8))
+    # the 7s (lowest, tied) take one 10 each, no choice to make; they fall in and the 8 takes them
+    # with the 3 and the 5, then falls in beside the 9: both are left in the centre, to be discarded
+    assert game.rounds[0]["captures"] == [(1, [10]), (2, [10]), (3, [3, 5, 7, 7])]
+    assert game.rounds[0]["discarded"] == [8, 9]
+    assert game.starter == 3
 
 
 def test_the_round_starts_with_the_given_player_and_the_next_with_the_last_to_capture():

@@ -1,7 +1,8 @@
 """A dealer keys whole games of points games on the tablet by tapping (issue 21.2), at a physical
 table: Port (cards face up, hit or lock), Pickup (hands face down, a pool, secret plays, picks) and
-Five Cards (targets, draws placed on columns), round after round until a round ends the game. The
-players' game is the mirror engine of tests/browser/test_secret_hands.py."""
+Five Cards (targets, draws placed on columns) and Sweep (captures taken into face-down hands, said in
+words), round after round until a round ends the game. The players' game is the mirror engine of
+tests/browser/test_secret_hands.py."""
 
 import random
 import re
@@ -27,6 +28,7 @@ GAMES = {
     Game.PORT: (3, {"target": 5}),
     Game.PICKUP: (2, {}),
     Game.FIVE_CARDS: (2, {"target": 25}),
+    Game.SWEEP: (3, {}),
 }
 MOST_ROUNDS = 12
 
@@ -59,6 +61,8 @@ def test_a_dealer_scores_a_whole_points_game_by_tapping(people, tablet, game):
                 decide(page, mirror, mirror.choose(due))
                 if game == Game.FIVE_CARDS:  # each target's column, both players' cards beside it
                     expect_columns(page, mirror.game)
+                if game == Game.SWEEP:  # who takes what into a hand the screen shows face down
+                    expect_last_round(page, mirror.game)
         expect(page.locator(".settlement")).to_be_visible()
         confirm_settlement(page)
         hand.refresh_from_db()
@@ -84,3 +88,16 @@ def expect_columns(page, game) -> None:
         for cell, ranks in zip(row.locator("td").all(), sides.values(), strict=True):
             expect(cell.locator(".card")).to_have_text([str(rank) for rank in ranks])
             expect(cell.locator(".total")).to_have_text(str(sum(ranks)))
+
+
+def expect_last_round(page, game) -> None:
+    """Once a Sweep round has fired, the tablet says who takes which cards and what to discard."""
+    if game.players or not game.rounds:
+        expect(page.locator(".last-round")).to_have_count(0)
+        return
+    record = game.rounds[-1]
+    line = page.locator(".last-round")
+    for seat, cards in record["captures"]:
+        expect(line).to_contain_text(f"seat {seat} takes {', '.join(map(str, cards))}")
+    if record["discarded"]:
+        expect(line).to_contain_text(f"discard the {', '.join(map(str, record['discarded']))} left")

@@ -398,7 +398,7 @@ def test_a_table_and_its_shoes_are_sealed_in_its_chain_as_written(rocket7):
 TABLE_EDITS = [
     ("min_bet = 20, max_bet = 5000", "max_bet is 5000, sealed 1000"),
     ("payout_approval_threshold = 5000", "payout_approval_threshold is 5000, sealed 400"),
-    ("""options = '{"start": "left"}'""", 'options is {"start":"left"}, sealed {"start":"button"}'),
+    ("""options = '{"start": "left"}'""", 'options.start is "left", sealed "button"'),
     ("game = 'blackstone'", 'game is "blackstone", sealed "rocket"'),
     ("chip_unit_cents = 500", "chip_unit_cents is 500, sealed 100"),
 ]

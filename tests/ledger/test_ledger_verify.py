@@ -117,7 +117,7 @@ def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django
     # Each record clean against its seal: nothing to name, so no chain's name is read for it.
     for number in range(30):
         player_create(casino=casino, name=f"Player {number}", by=pete)
-    with django_assert_max_num_queries(16 + len(sealed_models())):
+    with django_assert_max_num_queries(19 + len(sealed_models())):
         result = ledger_verify()
     assert result.clean and result.sealed == 30
 
@@ -190,8 +190,8 @@ def test_an_account_moved_to_another_table_is_caught_at_each_transaction_posting
 
     assert not ok
     assert output.splitlines()[:1] == [
-        f"table Rocket 1 (chain table:{open_table.pk}), position 2, ledger.Transaction {buy_in.pk}: it posts "
-        f"100 to account t{other_table.pk}:drop, which belongs to another table: the account was moved"
+        f"table Rocket 1 (chain table:{open_table.pk}), position {buy_in.position}, ledger.Transaction "
+        f"{buy_in.pk}: it posts 100 to account t{other_table.pk}:drop, which belongs to another table: the account was moved"
     ]
 
 
@@ -206,8 +206,8 @@ def test_a_deleted_account_is_caught_at_each_transaction_posting_to_it(played, o
 
     assert not ok
     assert output.splitlines()[:1] == [
-        f"table Rocket 1 (chain table:{open_table.pk}), position 2, ledger.Transaction {buy_in.pk}: it posts "
-        f"100 to account {drop.pk}, which is gone: the account was deleted"
+        f"table Rocket 1 (chain table:{open_table.pk}), position {buy_in.position}, ledger.Transaction "
+        f"{buy_in.pk}: it posts 100 to account {drop.pk}, which is gone: the account was deleted"
     ]
 
 

@@ -191,7 +191,8 @@ def test_an_account_moved_to_another_table_is_caught_at_each_transaction_posting
     assert not ok
     assert output.splitlines()[:1] == [
         f"table Rocket 1 (chain table:{open_table.pk}), position {buy_in.position}, ledger.Transaction "
-        f"{buy_in.pk}: it posts 100 to account t{other_table.pk}:drop, which belongs to another table: the account was moved"
+        f"{buy_in.pk}: it posts 100 to account t{other_table.pk}:drop, which belongs to another table: the "
+        "account was moved"
     ]
 
 

@@ -36,7 +36,7 @@ from tables.ratings import (
     ratio,
     theoretical_win,
 )
-from tables.selectors import user_can_deal
+from tables.selectors import tables_visible_to, user_can_deal
 from tables.services.idempotency import run_once
 
 Kind = RatingSlipEvent.Kind
@@ -200,8 +200,10 @@ def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession
     session = SeatSession.objects.select_related("seat__table", "player").get(pk=session_id)
     table = Table.objects.select_for_update(no_key=True).get(pk=session.seat.table_id)
     if not user_can_deal(by, table):
+        # A slip is read where it ever ran: the table it moved to may be one the user does not see.
+        named = table if tables_visible_to(by).filter(pk=table.pk).exists() else "that table"
         raise NotAllowed(
-            f"You may not rate players at {table}: only its dealer on shift or the pit manager may."
+            f"You may not rate players at {named}: only its dealer on shift or the pit manager may."
         )
     session = (
         SeatSession.objects.select_for_update(no_key=True, of=("self",))

@@ -5,6 +5,7 @@ import pytest
 from tables.models import RatingSlip, RatingSlipEvent
 from tables.services import seat_open
 from tables.services.players import player_create
+from tables.services.rating_slips import rating_slip_move
 
 from .conftest import new_key
 
@@ -55,6 +56,25 @@ def test_a_slip_running_at_a_table_the_dealer_does_not_see_is_not_named(ann_seat
     assert answer.json() == {"detail": said}
     assert as_olga.get(f"/api/rating-slips/{slip['id']}/").status_code == 404
     assert RatingSlip.objects.count() == 1
+
+
+def test_a_refusal_at_the_table_a_slip_moved_to_does_not_name_it(ann_seated, as_dana, pete):
+    """The slip moves from dana's Rocket 1 to Blackstone 1, a table she does not see; she still reads
+    the slip (it ran at her table), but her refused pause named "Blackstone 1"."""
+    slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
+    blackstone = ann_seated.seat.table.pit.tables.get(name="Blackstone 1")
+    there = seat_open(table=blackstone, seat=1, buy_in=100, player=ann_seated.player, by=pete, key=new_key())
+    rating_slip_move(slip=RatingSlip.objects.get(pk=slip["id"]), to=there, by=pete, key=new_key())
+    events = RatingSlipEvent.objects.count()
+
+    answer = as_dana.change(f"/api/rating-slips/{slip['id']}/pause/")
+
+    assert answer.status_code == 403
+    assert "Blackstone" not in answer.json()["detail"]
+    assert answer.json()["detail"] == (
+        "You may not rate players at that table: only its dealer on shift or the pit manager may."
+    )
+    assert RatingSlipEvent.objects.count() == events
 
 
 def test_a_step_out_of_order_is_a_400_and_writes_nothing(ann_seated, as_dana):

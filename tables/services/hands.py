@@ -79,6 +79,7 @@ from .seating import OPEN_SESSIONS, hand_players_sent, open_sessions
 from .shoes import (
     OPEN_HAND,
     TABLE_LOCKED,
+    fresh_deck_every,
     shoe_card_rank,
     shoe_cards_left,
     shoe_deck,
@@ -444,10 +445,9 @@ def _playable_shoe(table: Table) -> Shoe:
         raise HandError("There is no shoe in play at this table: start a shoe first.")
     if shoe.cut_card_out:
         raise HandError("The cut card came out last hand: retire this shoe and shuffle a new one.")
-    fresh_each_round = table.game == Game.PORT and table.options.get("new_deck_each_round")
-    if (table.game in ONE_GAME_A_SHOE or fresh_each_round) and shoe.hands.exists():
+    if (each := fresh_deck_every(table, ONE_GAME_A_SHOE)) and shoe.hands.exists():
         game = table.get_game_display()
-        raise HandError(f"{game} is dealt from a freshly shuffled deck every game: start a new shoe.")
+        raise HandError(f"{game} deals every {each} from a fresh deck: shuffle before the next {each}.")
     return shoe
 
 

@@ -272,15 +272,25 @@ def _retired(shoe: Shoe, reason: str, chain: Chain) -> dict:
     return {"shoe": shoe.pk}
 
 
+def fresh_deck_every(table: Table, games) -> str:
+    """"game" or "round" (the points games, and Port told so), what `table` deals from a freshly
+    shuffled deck when its game is one of `games` or Port's `new_deck_each_round` is on; else ""."""
+    if table.game == Game.PORT and table.options.get("new_deck_each_round"):
+        return "round"
+    if table.game in games:
+        return "round" if table.game in WHOLE_DECK else "game"
+    return ""
+
+
 def shoe_spent(shoe: Shoe) -> str:
     """Why the shoe in play cannot deal the table's next hand, or "" while it can: its cut card
     is out, its deck is dealt out, or its game shuffles a fresh deck for every game (Blackstone,
     Starboard: docs/rules) and one was dealt from it."""
     if shoe.cut_card_out:
         return "The cut card is out: shuffle a new shoe before the next hand."
-    if shoe.table.game in FRESH_DECK_EVERY_GAME and shoe.hands.exists():
+    if (each := fresh_deck_every(shoe.table, FRESH_DECK_EVERY_GAME)) and shoe.hands.exists():
         game = shoe.table.get_game_display()
-        return f"{game} deals every game from a fresh deck: shuffle before the next game."
+        return f"{game} deals every {each} from a fresh deck: shuffle before the next {each}."
     if not shoe_cards_left(shoe, shoe_deck(shoe)):
         return "The shoe is dealt out: shuffle a new one."
     return ""

@@ -77,7 +77,8 @@ def test_the_next_round_deals_the_game_s_players_with_their_scores_and_its_start
     result = first.settlement["result"]
     standing = table_screen(table)["points_game"]["standing"]  # the tablet between rounds
     assert {row["seat"]: row["score"] for row in standing} == seat_keyed(result["scores"])
-    with pytest.raises(HandError, match="fresh"):  # Five Cards shuffles the whole deck every round
+    said = "Five Cards deals every round from a fresh deck: shuffle before the next round"
+    with pytest.raises(HandError, match=said):
         hand_start(table=table, by=dana, key=key())
     shoe_start(table=table, decks=1, kind=Shoe.Kind.SYSTEM, burn=0, by=dana, reason="Next round", key=key())
 
@@ -136,7 +137,9 @@ def test_port_deals_on_from_one_deck_unless_the_table_shuffles_a_new_one_every_r
         hand = Dealer(hand_start(table=table, by=dana, key=key()), dana, random.Random(2)).play()
         hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
         if refused:
-            with pytest.raises(HandError, match="freshly shuffled"):
+            said = "Port deals every round from a fresh deck: shuffle before the next round."
+            assert table_screen(table)["shoe_note"] == said  # said before the dealer taps
+            with pytest.raises(HandError, match=said):
                 hand_start(table=table, by=dana, key=key())
         else:
             assert hand_start(table=table, by=dana, key=key()).shoe_id == hand.shoe_id

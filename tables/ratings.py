@@ -58,7 +58,6 @@ from django.utils import timezone
 
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
-from tables.games.rocket_exact import fresh_shoe
 from tables.models import ApprovalRequest, Game, Hand, Player, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
@@ -103,14 +102,25 @@ def hours_and_minutes(duration: timedelta) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
+# Rocket's exact edge off a fresh shoe of 1 to 8 decks under the `best` strategy (DEFAULT_STRATEGY),
+# as `rocket_exact.fresh_shoe` solves it: a solve takes 5 to 30 seconds, which the first rating page
+# of every server process waited for. Checked against the solver in tests/tables/test_ratings.py.
+ROCKET_EDGE = {
+    1: Decimal("0.020959607200247754"),
+    2: Decimal("0.02854702573563208"),
+    3: Decimal("0.030913800450574506"),
+    4: Decimal("0.032070329688061165"),
+    5: Decimal("0.03275604998794181"),
+    6: Decimal("0.03320986822022709"),
+    7: Decimal("0.033532420244263325"),
+    8: Decimal("0.03377346708737387"),
+}
+
+
 def rocket_edge(decks: int) -> Decimal:
     """Rocket's house edge per unit bet for a hand from a fresh shoe of `decks` decks under the
-    `best` strategy: exact (`rocket_exact.fresh_shoe`, solved once per deck count and kept), the
-    report's `TheoreticalEdge.fresh_edge` for the same configuration."""
-    from reports.models import DEFAULT_STRATEGY
-    from tables.simulation import rocket_strategy
-
-    return Decimal(str(fresh_shoe(decks, DEFAULT_STRATEGY, rocket_strategy(DEFAULT_STRATEGY)).edge))
+    `best` strategy: exact, the report's `TheoreticalEdge.fresh_edge` for the same configuration."""
+    return ROCKET_EDGE[decks]
 
 
 def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None) -> PlayerRating:

@@ -9,7 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from casino.errors import DomainError
+from reports.models import DEFAULT_STRATEGY
 from reports.services.theory import RocketConfig, theoretical_edge
+from tables.games.cards import MAX_DECKS, MIN_DECKS
+from tables.games.rocket_exact import fresh_shoe
 from tables.ratings import dealer_pace, hours_and_minutes, player_rating, rocket_edge
 from tables.services import (
     approval_decide,
@@ -19,6 +22,7 @@ from tables.services import (
     seat_close,
     shift_start,
 )
+from tables.simulation import rocket_strategy
 
 from .conftest import key, play, seat
 
@@ -129,6 +133,12 @@ def test_rockets_edge_is_the_reports_exact_figure_for_the_configuration(settings
     report = theoretical_edge(config=RocketConfig(decks=8))
     assert rocket_edge(8) == Decimal(str(report.fresh_edge))
     assert rocket_edge(8).quantize(Decimal("0.0001")) == Decimal("0.0338")
+
+
+@pytest.mark.parametrize("decks", range(MIN_DECKS, MAX_DECKS + 1))
+def test_rockets_edge_kept_for_each_shoe_is_the_solvers(decks):
+    solved = fresh_shoe(decks, DEFAULT_STRATEGY, rocket_strategy(DEFAULT_STRATEGY))
+    assert rocket_edge(decks) == Decimal(str(solved.edge))
 
 
 def test_a_player_never_seen_has_an_empty_rating(db):

@@ -170,7 +170,7 @@ class Rocket(Game):
         super().check_legal(due, action)
         if action.count is not None or action.card is not None:
             raise IllegalAction(
-                f"In Rocket seat {due.seat} just hits or folds; {action.as_record()!r} is not a move."
+                f"In Rocket seat {due.seat} just hits or folds: a {action.move.value} names no count or card."
             )
 
     # -- cards -------------------------------------------------------------

@@ -403,7 +403,7 @@ def test_a_decision_is_refused_while_a_card_is_due_and_nothing_changes():
         (("draw",), "cannot draw now"),
         (("lock",), "cannot lock now"),
         (("eight",), "cannot eight now"),
-        (("fold", 2, 6), "just hits or folds"),
+        (("fold", 2, 6), r"just hits or folds: a fold names no count or card\.$"),
         (("jump",), "Unknown decision 'jump'"),
         (("hit", "now"), "extra parts"),
         ((), "cannot be empty"),

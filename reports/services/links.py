@@ -23,6 +23,11 @@ def slip_url(slip_id: int) -> str:
     return pit_url("slip", slip_id, "slip")
 
 
+def count_url(count_id: int) -> str:
+    """An opening or closing count as counted and signed, with its chips and the tray expected."""
+    return pit_url("count", count_id, "counts")
+
+
 def admin_url(model: str, pk) -> str:
     """The admin's change page of a record, e.g. admin_url("tables.shoe", 3)."""
     app, name = model.split(".")

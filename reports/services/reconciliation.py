@@ -39,7 +39,7 @@ from ledger.chain import WALK_CHUNK, chain_name, chained_models, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Posting, Transaction
 from reports.periods import days_bounds
 from reports.services.house_edge import Progress
-from reports.services.links import admin_url, hand_url, shoe_url, table_url
+from reports.services.links import admin_url, count_url, hand_url, shoe_url, table_url
 from tables.games.cards import composition
 from tables.models import CardEvent, Hand, Incident, Recycle, Shift, Shoe, Table, TableCount
 from tables.review import hand_replay_check, posted_results
@@ -203,7 +203,7 @@ def _session(table: Table, opener: TableCount, closer: TableCount | None) -> tup
     terms = tray_terms(table, opener.at, closer.at if closer else None)
     expected = opener.counted + sum(terms.values())
     where = f"{table.name}, session opened {opener.at:%Y-%m-%d %H:%M}"
-    link = admin_url("tables.tablecount", opener.pk) or table_url(table.pk)
+    link = count_url(opener.pk)
     session = {
         "opened": opener.at.isoformat(),
         "opening_count": opener.counted,
@@ -245,7 +245,7 @@ def _session(table: Table, opener: TableCount, closer: TableCount | None) -> tup
                 where,
                 f"the closing count {closer.counted} differs from the "
                 f"expected tray {expected} by {closer.counted - expected:+d}",
-                admin_url("tables.tablecount", closer.pk) or link,
+                count_url(closer.pk),
             )
         )
     return session, problems

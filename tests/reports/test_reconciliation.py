@@ -82,7 +82,7 @@ def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):
     assert (
         finding["section"] == "chips" and "differs from the expected tray 6036 by -25" in finding["problem"]
     )
-    assert finding["link"] == f"/admin/tables/tablecount/{closer.pk}/change/"  # the count that is short
+    assert finding["link"] == f"/pit/counts/{closer.pk}/"  # the count that is short, on the pit
     assert result["chips"][0]["difference"] == -25
 
 

@@ -336,6 +336,23 @@ def test_the_pit_takes_a_box_from_its_table_to_the_cage_and_the_second_counter_c
     assert "Rocket 1 drop box 1" in page.split("Counted lately")[1]
 
 
+def test_the_first_counter_back_at_the_count_page_is_told_once_and_offered_no_form(day, team, pete):
+    # found running the money day: the page said "You counted this box first" twice after a post,
+    # and offered a form only ever refused
+    box = day.drop_boxes.get()
+    as_pete, as_cora = signed_in(pete), signed_in(team[0])
+    as_pete.post(f"/pit/drop/{box.pk}/remove/", {"key": key()})
+    as_pete.post(f"/pit/drop/{box.pk}/deliver/", {"key": key()})
+    as_cora.post(f"/pit/drop/{box.pk}/count/", notes_form(note_100="10"))
+
+    again = as_cora.get(f"/pit/drop/{box.pk}/count/").content.decode()
+    refused = as_cora.post(f"/pit/drop/{box.pk}/count/", notes_form(note_100="10"))
+
+    assert again.count("You counted this box first") == 1 and "Record my count" not in again
+    assert refused.status_code == 400
+    assert refused.content.decode().count("You counted this box first") == 1
+
+
 def test_a_count_form_out_of_custody_order_is_shown_again_with_the_sentence(day, team):
     box = day.drop_boxes.get()
     before = records()

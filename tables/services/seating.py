@@ -145,10 +145,11 @@ def seat_open(
     identification = identification or Identification()
     player_id = player.pk if isinstance(player, Player) else player
     request = {
-        "op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "chips": chips,
-        "player": player_name, "player_id": player_id, "card": card_number,
-        "id": [identification.type, identification.number],
+        "op": "seat_open", "table": table.pk, "seat": seat, "buy_in": buy_in, "player": player_name,
+        "player_id": player_id, "card": card_number, "id": [identification.type, identification.number],
     }
+    if chips:  # only then: a key applied before chips were taken (a tablet's queue) still matches
+        request["chips"] = chips
     stake = (buy_in, chips)
     work = partial(_open, table.pk, seat, stake, player_id, card_number, player_name, identification, by)
     answer = run_once(key=key, request=request, by=by, work=work)

@@ -24,6 +24,7 @@ from tables.models import ApprovalRequest, Slip, Table
 
 from .counts import chip_total, table_check_open
 from .idempotency import run_once
+from .shoes import table_locked
 from .slips import (
     SignatureGiven,
     SignatureRefused,
@@ -110,7 +111,7 @@ def _request(table, denominations, by, secret, device, key, *, kind) -> Approval
 def _file_request(table, denominations, by, secret, device, kind) -> dict:
     # Locked as a closing count locks it: a request filed as the table closes waits and is refused,
     # so no fill or credit is left pending at a closed table (its closing count would be short).
-    table = Table.objects.select_for_update(no_key=True).select_related("pit").get(pk=table.pk)
+    table = table_locked(table.pk)
     table_check_open(table)
     amount = chip_total(denominations)
     if amount <= 0:

@@ -79,7 +79,7 @@ from .seating import OPEN_SESSIONS, hand_players_sent, open_sessions
 from .shoes import (
     OPEN_HAND,
     TABLE_LOCKED,
-    fresh_deck_every,
+    fresh_deck_due,
     shoe_card_rank,
     shoe_cards_left,
     shoe_deck,
@@ -445,9 +445,8 @@ def _playable_shoe(table: Table) -> Shoe:
         raise HandError("There is no shoe in play at this table: start a shoe first.")
     if shoe.cut_card_out:
         raise HandError("The cut card came out last hand: retire this shoe and shuffle a new one.")
-    if (each := fresh_deck_every(table, ONE_GAME_A_SHOE)) and shoe.hands.exists():
-        game = table.get_game_display()
-        raise HandError(f"{game} deals every {each} from a fresh deck: shuffle before the next {each}.")
+    if reason := fresh_deck_due(table, shoe, ONE_GAME_A_SHOE):
+        raise HandError(reason)
     return shoe
 
 

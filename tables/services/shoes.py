@@ -32,7 +32,9 @@ from .idempotency import run_once
 
 DEFAULT_BURN = 5  # RULINGS: burn 5 after every shuffle (option 0..10)
 MAX_BURN = 10
-# Their rules shuffle one deck for each game.
+# Their rules shuffle one deck for each game: the tablet says so once a game is dealt. A hand's start
+# refuses only at the games whose shoe must deal one game (hands.ONE_GAME_A_SHOE): Starboard may
+# deal on, recycling its discards (docs/rules/starboard.md).
 FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS, *WHOLE_DECK)
 _system_random = secrets.SystemRandom()
 
@@ -272,14 +274,19 @@ def _retired(shoe: Shoe, reason: str, chain: Chain) -> dict:
     return {"shoe": shoe.pk}
 
 
-def fresh_deck_every(table: Table, games) -> str:
-    """"game" or "round" (the points games, and Port told so), what `table` deals from a freshly
-    shuffled deck when its game is one of `games` or Port's `new_deck_each_round` is on; else ""."""
+def fresh_deck_due(table: Table, shoe: Shoe, games) -> str:
+    """Why `shoe` may not deal `table`'s next game, or "": the table deals every game (or round: the
+    points games, and Port told so) from a freshly shuffled deck, its game being one of `games` or
+    Port's `new_deck_each_round` on, and the shoe has dealt one already."""
     if table.game == Game.PORT and table.options.get("new_deck_each_round"):
-        return "round"
-    if table.game in games:
-        return "round" if table.game in WHOLE_DECK else "game"
-    return ""
+        each = "round"
+    elif table.game in games:
+        each = "round" if table.game in WHOLE_DECK else "game"
+    else:
+        return ""
+    if not shoe.hands.exists():
+        return ""
+    return f"{table.get_game_display()} deals every {each} from a fresh deck: shuffle before the next {each}."
 
 
 def shoe_spent(shoe: Shoe) -> str:
@@ -288,9 +295,8 @@ def shoe_spent(shoe: Shoe) -> str:
     Starboard: docs/rules) and one was dealt from it."""
     if shoe.cut_card_out:
         return "The cut card is out: shuffle a new shoe before the next hand."
-    if (each := fresh_deck_every(shoe.table, FRESH_DECK_EVERY_GAME)) and shoe.hands.exists():
-        game = shoe.table.get_game_display()
-        return f"{game} deals every {each} from a fresh deck: shuffle before the next {each}."
+    if reason := fresh_deck_due(shoe.table, shoe, FRESH_DECK_EVERY_GAME):
+        return reason
     if not shoe_cards_left(shoe, shoe_deck(shoe)):
         return "The shoe is dealt out: shuffle a new one."
     return ""

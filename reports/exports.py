@@ -55,6 +55,7 @@ MASTER_GAME = (
     "expected_drop",
     "drop",
     "closer",
+    "collection",
     "win",
     "hold",
     "system_win",

@@ -6,8 +6,8 @@ odd units carried; `settlement["entries"]`: every line, pot lines included). A l
 database reads those JSON fields inside the aggregate, so a million hands are summed by the
 database in one pass, never loaded into Python.
 
-Ledger: drop (cash into the drop box) and win (the house side of every transaction a hand caused:
-the tray for Rocket, the rake for pot games) per table and gaming day, from the postings.
+Ledger: drop (cash into the drop box) and win (the system win: the tray's side of every transaction
+a hand caused, and everything the rake account took) per table and gaming day, from the postings.
 """
 
 from __future__ import annotations
@@ -211,8 +211,10 @@ def _ints(row: dict) -> dict:
 def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict]:
     """Drop, win and rake per table and gaming day from the ledger's postings, in one query.
 
-    Drop: the net of the drop box's postings, less what went to the count room. Win: the house
-    side (tray or rake) of every transaction a hand caused, corrections included.
+    Drop: the net of the drop box's postings, less what went to the count room. Win: the system
+    win, as the master game report's (`reports.services.win`): the tray's side of every transaction
+    a hand caused and everything posted to the rake (a pot game's collection, time charges
+    included: they belong to no hand), corrections included.
     """
     postings = Posting.objects.filter(
         account__casino_id=casino_id,
@@ -220,7 +222,9 @@ def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict
         transaction__created_at__gte=start,
         transaction__created_at__lt=end,
     )
-    from_hand = Q(transaction__hand_id__isnull=False)
+    house = Q(transaction__hand_id__isnull=False, account__kind=Account.Kind.TRAY) | Q(
+        account__kind=Account.Kind.RAKE
+    )
     rows = (
         postings.order_by()
         .values(table=F("account__table"), gaming_day=gaming_day_of("transaction__created_at"))
@@ -229,7 +233,7 @@ def ledger_daily(*, casino_id: int, start: datetime, end: datetime) -> list[dict
                 "amount",
                 filter=Q(account__kind=Account.Kind.DROP) & ~Q(transaction__kind=Transaction.Kind.DROP_COUNT),
             ),
-            win=Sum("amount", filter=from_hand & Q(account__kind__in=[Account.Kind.TRAY, Account.Kind.RAKE])),
+            win=Sum("amount", filter=house),
             rake=Sum("amount", filter=Q(account__kind=Account.Kind.RAKE)),
         )
     )

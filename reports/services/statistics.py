@@ -1,15 +1,15 @@
 """Statistics as regulators ask for them, and the casino's variance rules.
 
 Per table and per game, for the gaming day, the month to date and the year to date: drop (the
-keyed buy-ins into the drop box: the expected drop) and win (the house side of the hands'
-transactions: the system win) from the ledger; the counted drop and the win by the formula
-(`reports.services.win`) over the table's days that are counted, with the number of days that
-are not yet (adjustments of closed days included on the day they were posted into), and
-win-to-drop from those counted figures only (RULINGS, "Drop and count"); hands, handle and hold
-from the hands; for pot games pots, rake per hand and rake over pots. Two aggregate queries do the
-summing: the ledger's postings per table and day for the year, and the hands per table, day and
-rules configuration since the first hand; a closed day's counted figures are read from its close,
-the others are worked out per table and day that saw play.
+keyed buy-ins into the drop box: the expected drop) and win (the system win, as the master game's:
+the tray's side of the hands' transactions and everything the rake account took) from the ledger;
+the counted drop and the win by the formula (`reports.services.win`) over the table's days that
+are counted, with the number of days that are not yet (adjustments of closed days included on the
+day they were posted into), and win-to-drop from those counted figures only (RULINGS, "Drop and
+count"); hands, handle and hold from the hands; for pot games pots, rake per hand and rake over
+pots. Two aggregate queries do the summing: the ledger's postings per table and day for the year,
+and the hands per table, day and rules configuration since the first hand; a closed day's counted
+figures are read from its close, the others are worked out per table and day that saw play.
 
 Variance rules (`VarianceRules`, per casino), per table; each flag opens an `Investigation`
 (one per rule, table and report date: running the report again opens no second one):

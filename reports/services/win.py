@@ -1,6 +1,6 @@
 """Win by the formula (RULINGS, "Drop and count"), per table and gaming day, per shift, per casino.
 
-    win = counted drop + closer - opener + credits - fills
+    win = counted drop + closer - opener + credits - fills + collection
 
 - **A table's gaming day** covers the table sessions (an opening count to the closing count
   after it) *opened* in that gaming day, whole, even one that closes after 06:00: its **opener**
@@ -13,6 +13,10 @@
 - **A shift** (a dealer's `Shift` at a table) has no count at its edges (tables are counted when
   they open or close), so its opener and closer are the tray the ledger holds when it starts and
   ends; its drop is that of the boxes opened during it.
+- **Collection**: what a pot game's house collected (rake, fee, time charges: RULINGS "House
+  revenue on pot games"), net of corrections. It is kept in the table's rake account, never in
+  the tray nor the drop box, so neither count sees it: without it a pot table's win by the
+  formula was always 0 and its difference minus the whole rake. Rocket's house is the tray: 0.
 - **Hold** (win-to-drop, "hold %" in table games) = win / counted drop.
 - **System win**: the win from settlements and collection as the ledger has it: the tray's side of
   every transaction a hand caused (collected less paid) and everything posted to the rake.
@@ -39,7 +43,7 @@ from tables.selectors import counted_drop
 
 NOT_OPENED, OPEN, NOT_COUNTED, COUNTED = "not opened", "open", "not counted yet", "counted"
 SHARED = "box shared with another shift"  # a shift's drop, when its table session outlasts the shift
-FIGURES = ("opener", "closer", "fills", "credits", "expected_drop", "drop", "win", "system_win")
+FIGURES = ("opener", "closer", "fills", "credits", "collection", "expected_drop", "drop", "win", "system_win")
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,8 @@ def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
 
 
 def _ledger(window: Window) -> dict[str, int]:
-    """The keyed drop (buy-ins into the drop box) and the system win, in the window."""
+    """The keyed drop (buy-ins into the drop box), the house's collection (the rake account) and
+    the system win, in the window."""
     postings = Posting.objects.filter(_between(window), account__table=window.table)
     sums = postings.aggregate(
         expected_drop=Sum(
@@ -182,9 +187,11 @@ def _ledger(window: Window) -> dict[str, int]:
         settled=Sum("amount", filter=Q(account__kind=Account.Kind.TRAY, transaction__hand_id__isnull=False)),
         rake=Sum("amount", filter=Q(account__kind=Account.Kind.RAKE)),
     )
+    collection = int(sums["rake"] or 0)
     return {
         "expected_drop": int(sums["expected_drop"] or 0),
-        "system_win": int(sums["settled"] or 0) + int(sums["rake"] or 0),
+        "collection": collection,
+        "system_win": int(sums["settled"] or 0) + collection,
     }
 
 
@@ -219,7 +226,12 @@ def with_win(figures: dict, rules: VarianceRules) -> dict:
     """`figures` with win, hold, difference and flag worked out from the others."""
     counted = figures["status"] == COUNTED
     win = (
-        figures["drop"] + figures["closer"] - figures["opener"] + figures["credits"] - figures["fills"]
+        figures["drop"]
+        + figures["closer"]
+        - figures["opener"]
+        + figures["credits"]
+        - figures["fills"]
+        + figures["collection"]
         if counted
         else None
     )
@@ -267,10 +279,8 @@ def shift_figures(shift: Shift, rules: VarianceRules) -> dict:
 def casino_day(rows: list[dict], rules: VarianceRules) -> dict:
     """The casino's total over its tables' rows: the win only once every opened table is counted."""
     opened = [row for row in rows if row["status"] != NOT_OPENED]
-    total = {
-        name: sum(row[name] or 0 for row in opened)
-        for name in ("opener", "closer", "fills", "credits", "expected_drop", "drop", "system_win")
-    }
+    summed = ("opener", "closer", "fills", "credits", "collection", "expected_drop", "drop", "system_win")
+    total = {name: sum(row[name] or 0 for row in opened) for name in summed}
     waiting = [row for row in opened if row["status"] != COUNTED]
     if waiting:
         status = OPEN if any(row["status"] == OPEN for row in waiting) else NOT_COUNTED

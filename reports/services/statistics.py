@@ -35,14 +35,14 @@ from statistics import NormalDist
 from django.db import IntegrityError, transaction
 
 from reports.models import DayAdjustment, GamingDayClose, Investigation, Report, VarianceRules
-from reports.periods import day_start, days_bounds
+from reports.periods import day_start, days_bounds, gaming_day_of
 from reports.selectors import hand_totals, ledger_daily, settled_hands
 from reports.services.house_edge import Progress, _add_theory, _config, rules_for
 from reports.services.investigations import investigation_seal
 from reports.services.links import table_url
 from reports.services.theory import theoretical_edge
 from reports.services.win import COUNTED, table_day
-from tables.models import Game, Hand, Table
+from tables.models import Game, Hand, Table, TableCount
 
 PERIODS = ("day", "mtd", "ytd")
 POINT = 0.01  # a percentage point of hold
@@ -108,8 +108,12 @@ def _within(rows: list[dict], first: date, last: date) -> list[dict]:
 
 def counted_days(tables, first: date, last: date, ledger: list[dict], rules: VarianceRules) -> dict:
     """(table, gaming day) -> the day by the formula, for every table and day in [first, last] that
-    saw play or has an adjustment posted into it: a closed day's frozen row, else worked out now.
-    Adjustments posted into the day are added to its counted drop and win."""
+    saw play, opened, or has an adjustment posted into it: a closed day's frozen row, else worked
+    out now. Adjustments posted into the day are added to its counted drop and win.
+
+    A table session belongs to the day it opened in (`reports.services.win`): one opened at 05:45
+    whose first buy-in came after 06:00 posted nothing in its own day, so the ledger alone would
+    leave that day out here while the master game report counts it."""
     by_id = {table.pk: table for table in tables}
     closes = GamingDayClose.objects.filter(casino_id=rules.casino_id, day__range=(first, last))
     frozen = {(row["table"], close.day): row for close in closes for row in close.figures["tables"]}
@@ -119,11 +123,21 @@ def counted_days(tables, first: date, last: date, ledger: list[dict], rules: Var
         for name in ("drop", "win"):
             posted[(adjustment.table_id, adjustment.day)][name] += adjustment.changes.get(name, 0)
     active = {(row["table"], row["gaming_day"]) for row in ledger if row["table"] in by_id} | set(posted)
+    active |= _opened(by_id, first, last)
     days = {}
     for table_id, day in active:
         row = frozen.get((table_id, day)) or table_day(by_id[table_id], day, rules)
         days[(table_id, day)] = {**row, "posted": posted.get((table_id, day), {"drop": 0, "win": 0})}
     return days
+
+
+def _opened(tables: dict, first: date, last: date) -> set[tuple[int, date]]:
+    """(table, gaming day) of every opening count of `tables` in the gaming days [first, last]."""
+    start, end = days_bounds(first, last)
+    openers = TableCount.objects.filter(
+        table__in=list(tables), kind=TableCount.Kind.OPENER, at__gte=start, at__lt=end
+    )
+    return set(openers.annotate(day=gaming_day_of("at")).values_list("table_id", "day"))
 
 
 def _table_figures(table: Table, as_of: date, ledger: list[dict], hands: list[dict], counted: dict) -> dict:

@@ -28,7 +28,17 @@ from tables.services import (
 )
 from tests.tables.conftest import deal_at
 
-from .conftest import ROCKET_HOUSE_WIN, count, key, open_table, play_out, rocket_hands, run, seat
+from .conftest import (
+    ROCKET_HOUSE_WIN,
+    count,
+    key,
+    lifting_protection,
+    open_table,
+    play_out,
+    rocket_hands,
+    run,
+    seat,
+)
 from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day, tray
 
 pytestmark = pytest.mark.django_db
@@ -214,6 +224,33 @@ def test_the_statistics_take_win_to_drop_from_the_counted_day_and_flag_the_diffe
     assert "differ by -200 (limit 100)" in flag["detail"]
     investigation = Investigation.objects.get(pk=flag["investigation"])
     assert (investigation.table, investigation.measured) == (day_table, -200)
+
+
+def test_the_statistics_count_a_session_in_the_day_it_opened_though_it_posted_nothing_then(
+    monkeypatch, day_table, day_shift, dana, pete
+):
+    # found comparing the two reports: a table opened at 05:45 whose first buy-in came after 06:00
+    # belongs to the day before in the master game, which the statistics never worked out, since
+    # the ledger had nothing in it. Planted: the opener moved back a day, the tray's impress before it.
+    play_the_day(day_table, dana, pete)
+    opener = TableCount.objects.get(table=day_table, kind=TableCount.Kind.OPENER)
+    impress = Transaction.objects.filter(table=day_table, kind=Transaction.Kind.FILL).earliest("created_at")
+    lifting_protection(
+        ("UPDATE tables_tablecount SET at = %s WHERE id = %s", [opener.at - timedelta(days=1), opener.pk]),
+        (
+            "UPDATE ledger_transaction SET created_at = %s WHERE chain_id = %s AND position = %s",
+            [impress.created_at - timedelta(days=2), impress.chain_id, impress.position],
+        ),
+    )
+    drop_counted(monkeypatch, BUY_INS)
+    yesterday = today() - timedelta(days=1)
+
+    row = master_game_figures(day_table.pit.casino_id, yesterday)["tables"][0]
+    report = run(Report.Kind.STATISTICS, {"casino": day_table.pit.casino_id, "date": yesterday.isoformat()})
+
+    assert (row["status"], row["drop"], row["win"]) == (COUNTED, BUY_INS, HOUSE_WIN)
+    [table] = report.result["tables"]
+    assert (table["day"]["counted_drop"], table["day"]["counted_win"]) == (BUY_INS, HOUSE_WIN)
 
 
 _tables = iter(range(1, 10_000))  # a fresh table for each example

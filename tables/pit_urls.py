@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import drop, players, rating, shifts
+from tables.pit import drop, players, rating, records, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -38,6 +38,9 @@ urlpatterns = [
     path("players/<int:player_id>/comps/", players.comp_view, name="comp"),
     path("cash/", players.cash_page, name="cash"),
     path("shifts/", shifts.shifts_page, name="shifts"),
+    path("shifts/<int:shift_id>/", records.shift_page, name="shift"),
+    path("shoes/<int:shoe_id>/", records.shoe_page, name="shoe"),
+    path("transactions/<uuid:transaction_id>/", records.transaction_page, name="transaction"),
     path("tables/<int:table_id>/shifts/", shifts.assign, name="shift_assign"),
     path("shifts/<int:shift_id>/rotate/", shifts.rotate, name="shift_rotate"),
     path("shifts/<int:shift_id>/break/", shifts.send_on_break, name="shift_break"),

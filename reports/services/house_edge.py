@@ -25,7 +25,7 @@ from django.contrib.auth import get_user_model
 from reports.models import VarianceRules
 from reports.periods import days_bounds
 from reports.selectors import hand_totals, settled_hands, with_shift
-from reports.services.links import admin_url, table_url
+from reports.services.links import shift_url, table_url
 from reports.services.theory import RocketConfig, theoretical_edge
 from tables.games.rocket_chart import best_play_chart
 from tables.models import Game, Shift, Table
@@ -221,7 +221,7 @@ def _labels(group: str, keys: list) -> tuple[dict, dict]:
     if group == "shift":
         shifts = Shift.objects.filter(pk__in=keys).select_related("user", "table", "pit")
         return {s.pk: f"{s} from {s.started_at:%Y-%m-%d %H:%M}" for s in shifts}, {
-            pk: admin_url("tables.shift", pk) for pk in keys if pk
+            pk: shift_url(pk) for pk in keys if pk
         }
     if group == "game":
         return dict(Game.choices), {}

@@ -1,6 +1,8 @@
-"""Where a figure or a finding points: the pit's pages (a table's history, a slip, a hand's review),
-which pit managers and auditors both read, or the admin's page of a record the pit has no page for
-(a shoe, a bare cage move). A pit manager has no admin: a link there was a page refused to them."""
+"""Where a figure or a finding points: the pit's pages (a table's history, a slip, a hand's review,
+a count, a shift, a shoe, a ledger transaction), which pit managers (their pit's records) and
+auditors (every record) both read. A report is computed once and read by both, so its links go to
+the pit, never the admin: a pit manager has no admin, and a link there was a page refused to the
+very person reading the report. `admin_url` is for records the pit has no page for."""
 
 from django.urls import NoReverseMatch, reverse
 
@@ -43,4 +45,15 @@ def table_url(table_id: int) -> str:
 
 
 def shoe_url(shoe_id: int) -> str:
-    return admin_url("tables.shoe", shoe_id)
+    """A shoe: its state, cards out, recycles, incidents, and its order once retired."""
+    return pit_url("shoe", shoe_id, "shoes")
+
+
+def shift_url(shift_id: int) -> str:
+    """A shift: who, where, from when to when, and a dealer's hands in it."""
+    return pit_url("shift", shift_id, "shifts")
+
+
+def transaction_url(transaction_id) -> str:
+    """A ledger transaction with its postings, slips and place in the chain (a bare cage move)."""
+    return pit_url("transaction", transaction_id, "transactions")

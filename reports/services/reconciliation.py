@@ -39,7 +39,7 @@ from ledger.chain import WALK_CHUNK, chain_name, chained_models, record_hash
 from ledger.models import ZERO_HASH, Account, Chain, Posting, Transaction
 from reports.periods import days_bounds
 from reports.services.house_edge import Progress
-from reports.services.links import admin_url, count_url, hand_url, shoe_url, table_url
+from reports.services.links import count_url, hand_url, shoe_url, table_url, transaction_url
 from tables.games.cards import composition
 from tables.models import CardEvent, Hand, Incident, Recycle, Shift, Shoe, Table, TableCount
 from tables.review import hand_replay_check, posted_results
@@ -192,7 +192,7 @@ def _while_closed(table: Table, counts: list[TableCount], start: datetime, end: 
             "chips",
             f"{table.name}, {move.get_kind_display().lower()} at {move.created_at:%Y-%m-%d %H:%M}",
             "posted while the table was closed",
-            admin_url("ledger.transaction", move.pk) or table_url(table.pk),
+            transaction_url(move.pk),
         )
         for move in moves
         if closed_at(move.created_at) and not impress(move)
@@ -290,7 +290,7 @@ def cards_section(table: Table, start: datetime, end: datetime) -> tuple[dict, l
             "shoe": i.shoe_id,
             "hand": i.hand_id,
             "detail": i.detail,
-            "link": hand_url(i.hand_id) if i.hand_id else admin_url("tables.incident", i.pk),
+            "link": hand_url(i.hand_id) if i.hand_id else table_url(i.table_id),
         }
         for i in incidents
     ]
@@ -546,7 +546,7 @@ def chain_section(table: Table, start: datetime, end: datetime) -> tuple[dict, l
         .values_list("pk", "position", "total", "hand_id")
     )
     for pk, position, total, hand_id in unbalanced:
-        link = hand_url(hand_id) if hand_id else admin_url("ledger.transaction", pk)
+        link = hand_url(hand_id) if hand_id else transaction_url(pk)
         where = f"{table.name}, transaction {pk} (chain position {position})"
         findings.append(finding("chain", where, f"its postings sum to {total}, not 0", link))
     return {"records": walked, "first": first, "last": last, "verifies": not findings}, findings

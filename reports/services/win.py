@@ -37,7 +37,7 @@ from django.utils import timezone
 from ledger.models import Account, Posting, Transaction
 from reports.models import VarianceRules
 from reports.periods import days_bounds
-from reports.services.links import admin_url, slip_url, table_url
+from reports.services.links import slip_url, table_url, transaction_url
 from tables.models import Shift, Slip, Table, TableCount
 from tables.selectors import counted_drop
 
@@ -168,7 +168,7 @@ def _moved(window: Window, kind: str) -> tuple[int, list[dict]]:
     records += [
         {
             "label": f"{move.get_kind_display().lower()} {_clock(move.created_at)} (no slip)",
-            "link": admin_url("ledger.transaction", move.pk),
+            "link": transaction_url(move.pk),
         }
         for move in unslipped
     ]

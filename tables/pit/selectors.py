@@ -14,6 +14,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 
 from ledger.models import Account, Posting, Transaction
 from reports.periods import day_start, today
+from reports.selectors import with_shift
 from tables.games import IllegalAction
 from tables.models import (
     ApprovalRequest,
@@ -251,3 +252,38 @@ def _holding(codename: str) -> Q:
     return Q(user_permissions__codename=codename, user_permissions__content_type__app_label="tables") | Q(
         groups__permissions__codename=codename, groups__permissions__content_type__app_label="tables"
     )
+
+
+# The records the reports link to (tables.pit.records)
+
+
+def shift_hands(shift: Shift) -> QuerySet[Hand]:
+    """The hands the reports count in a dealer's shift: those started at its table while it was
+    the shift on duty there (`reports.selectors.with_shift`, the house-edge report's own rule, so
+    a rotation or a relief dealer splits them as the report does). None for a pit manager's."""
+    if shift.table_id is None:
+        return Hand.objects.none()
+    during = Hand.objects.filter(table_id=shift.table_id, started_at__gte=shift.started_at)
+    if shift.ended_at is not None:
+        during = during.filter(started_at__lt=shift.ended_at)
+    return with_shift(during).filter(shift_id=shift.pk).order_by("number")
+
+
+def shoe_record(shoe) -> dict:
+    """A shoe's hands (those it dealt cards to, by number), its recycles and its incidents."""
+    dealt_to = CardEvent.objects.filter(shoe=shoe).values("hand")
+    return {
+        "hands": Hand.objects.filter(pk__in=dealt_to).order_by("number"),
+        "recycles": shoe.recycles.select_related("hand", "by").order_by("shoe_position"),
+        "incidents": shoe.incidents.select_related("by").order_by("at", "pk"),
+    }
+
+
+def transaction_record(move: Transaction) -> dict:
+    """A ledger transaction's postings with their accounts, its slips, and the correction that
+    reversed it, if one did."""
+    return {
+        "postings": move.postings.select_related("account").order_by("pk"),
+        "slips": move.slips.order_by("year", "serial"),
+        "reversed_by": Transaction.objects.filter(reverses=move).first(),
+    }

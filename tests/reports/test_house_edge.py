@@ -10,6 +10,7 @@ from reports.services import RocketConfig, theoretical_edge
 from tables.models import Game, Shoe
 from tables.services import hand_start, shift_end, shift_start
 from tables.simulation import Z95
+from tests.tables.conftest import signed_in
 
 from .conftest import ROCKET_HOUSE_WIN, key, open_table, play_out, rocket_hands, run, seat, seated
 
@@ -99,6 +100,11 @@ def test_hands_group_by_dealer_shift_and_day(rocket, dana, olga, pete):
     assert sorted(g["hands"] for g in by_shift) == [1, 2]
     assert [(g["label"], g["hands"]) for g in by_day] == [(today().isoformat(), 3)]
     assert only_dana[0]["hands"] == 2 and her_shift[0]["hands"] == 2
+    # each shift links to its page on the pit (pete has no admin), listing the hands counted in it
+    [dana_group] = [g for g in by_shift if g["hands"] == 2]
+    assert dana_group["link"] == f"/pit/shifts/{shift.pk}/"
+    page = signed_in(pete).get(dana_group["link"])
+    assert page.status_code == 200 and '<dd class="num" id="hands">2</dd>' in page.content.decode()
 
 
 def test_pot_games_report_pots_rake_and_that_players_sum_to_minus_the_house(pit, pete, dana):

@@ -2,13 +2,21 @@
 
 import pytest
 
-from ledger.models import Account
+from ledger.models import Account, Transaction
 from ledger.services import account_get
 from reports.models import Report
 from reports.periods import today
 from tables.models import CardEvent, Incident, SeatSession, Shoe
-from tables.services import hand_start, seat_close, shift_end, shift_start, shoe_retire, shoe_start
-from tests.tables.conftest import open_with_count
+from tables.services import (
+    hand_start,
+    seat_close,
+    shift_end,
+    shift_start,
+    shoe_retire,
+    shoe_start,
+    tray_fill,
+)
+from tests.tables.conftest import open_with_count, signed_in
 from tests.tables.test_recycle import play_system_pairs
 
 from .conftest import count, key, lifting_protection, open_table, play_out, rocket_hands, run, seat, seated
@@ -97,7 +105,7 @@ def test_an_opening_count_that_differs_from_the_previous_closer_is_found(on_duty
     assert any("differs from the previous closing count 10000 by +100" in p for p in problems)
 
 
-def test_a_missing_card_is_found(session, rocket):
+def test_a_missing_card_is_found(session, rocket, pete):
     # given someone removed the 4 seat 1 drew in the first hand
     gone = CardEvent.objects.filter(shoe__table=rocket, rank=4).order_by("shoe_position").first()
     lifting_protection(("DELETE FROM tables_cardevent WHERE id = %s", [gone.pk]))
@@ -107,7 +115,9 @@ def test_a_missing_card_is_found(session, rocket):
     cards = [f for f in result["findings"] if f["section"] == "cards"]
     assert len(cards) == 1
     assert f"positions missing: {gone.shoe_position}" in cards[0]["problem"]
-    assert cards[0]["link"].endswith(f"/tables/shoe/{gone.shoe_id}/change/")
+    assert cards[0]["link"] == f"/pit/shoes/{gone.shoe_id}/"  # on the pit: pete has no admin
+    shoe = signed_in(pete).get(cards[0]["link"])
+    assert shoe.status_code == 200 and f"Shoe {gone.shoe_id}" in shoe.content.decode()
     hands = [f for f in result["findings"] if f["section"] == "hands"]
     assert hands and hands[0]["link"] == f"/pit/hands/{gone.hand_id}/"  # it no longer replays
     assert any(f["section"] == "chain" for f in result["findings"])
@@ -212,3 +222,21 @@ def test_a_shift_is_reconciled_over_its_own_hours(rocket, dana, pete):
     assert result["hands"]["replayed"] == 2 and result["findings"] == []
     assert "dana's shift" in result["period"]
     seat(rocket, 3, 100, dana)  # later activity is no part of that report
+
+
+def test_a_cage_move_while_the_table_is_closed_links_to_its_transaction_on_the_pit(
+    session, rocket, dana, pete
+):
+    # given the table counted closed, then a fill posted straight to the ledger (no request, no slip)
+    cash_out_all(rocket, dana)
+    count(rocket, "closer", tray(rocket), dana, pete)
+    tray_fill(table=rocket, amount=100, by=pete, key=key())
+
+    findings = reconcile(table=rocket.pk)["findings"]
+    [finding] = [f for f in findings if "while the table was closed" in f["problem"]]
+
+    # then the finding links to the fill's page on the pit, which pete (no admin) opens
+    move = Transaction.objects.filter(table=rocket, kind=Transaction.Kind.FILL).latest("created_at")
+    assert finding["link"] == f"/pit/transactions/{move.pk}/"
+    page = signed_in(pete).get(finding["link"]).content.decode()
+    assert "Rocket 1: fill of 100" in page and "The cage" in page and "-100" in page

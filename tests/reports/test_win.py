@@ -26,7 +26,7 @@ from tables.services import (
     tray_credit,
     tray_fill,
 )
-from tests.tables.conftest import deal_at
+from tests.tables.conftest import deal_at, signed_in
 
 from .conftest import (
     ROCKET_HOUSE_WIN,
@@ -73,6 +73,22 @@ def test_the_worked_day_by_the_formula(monkeypatch, day_table, day_shift, dana, 
     assert "Opening count" in row["records"]["opener"][0]["label"]
     assert "Closing count" in row["records"]["closer"][0]["label"]
     assert [r["label"] for r in row["records"]["credits"]][0].startswith("credit ")
+
+
+def test_a_cage_move_with_no_slip_links_to_its_transaction_on_the_pit_not_the_admin(
+    day_table, day_shift, dana, pete
+):
+    # given the worked day, whose credit was posted straight to the ledger, with no slip
+    play_the_day(day_table, dana, pete)
+
+    [credit] = table_day(day_table, today(), rules_for(day_table.pit.casino_id))["records"]["credits"]
+
+    # then it links to the pit's page of the transaction, which pete (no admin) opens, dana not
+    move = Transaction.objects.get(table=day_table, kind=Transaction.Kind.CREDIT)
+    assert credit["link"] == f"/pit/transactions/{move.pk}/"
+    page = signed_in(pete).get(credit["link"])
+    assert page.status_code == 200 and f"{day_table.name}: credit of {CREDIT}" in page.content.decode()
+    assert signed_in(dana).get(credit["link"]).status_code == 403
 
 
 def test_an_uncounted_drop_shows_no_win_and_the_keyed_drop_as_expected(day_table, day_shift, dana, pete):

@@ -22,6 +22,7 @@ from tables.models import (
     Pit,
     SeatSession,
     Shift,
+    Shoe,
     Signature,
     Slip,
     TableCount,
@@ -36,6 +37,8 @@ from tables.services import (
     seat_close,
     shift_end,
     shift_start,
+    shoe_retire,
+    shoe_start,
     table_is_open,
     tray_fill,
 )
@@ -145,6 +148,9 @@ PAGES = {
     "/pit/counts/{count}/": (200, 404, 200, 200),
     "/pit/slip/{slip}/": (200, 404, 403, 200),
     "/pit/hands/{hand}/": (200, 404, 403, 200),
+    "/pit/shifts/{shift}/": (200, 404, 403, 200),
+    "/pit/shoes/{shoe}/": (200, 404, 403, 200),
+    "/pit/transactions/{transaction}/": (200, 404, 403, 200),
 }
 PEOPLE = ("pete", "paul", "dana", "ada")
 
@@ -168,6 +174,9 @@ def places(floor, dana):
         "fill": fill.pk,
         "slip": fill.slips.get().pk,
         "year": timezone.localdate().year,
+        "shift": Shift.objects.get(user=dana, table=floor).pk,
+        "shoe": hand.cards.first().shoe_id,
+        "transaction": Transaction.objects.filter(table=floor, hand_id=None).first().pk,
     }
 
 
@@ -195,6 +204,22 @@ def test_a_slip_reads_as_issued_and_signed_with_its_request_and_decision(floor, 
     assert '<td class="num">25</td><td class="num">4</td>' in page
     assert re.search(r'id="decision">Approved\s+by pete<', page)
     assert "dana as dealer, by password" in page and "pete as pit manager, by pin" in page
+
+
+def test_a_shoes_order_and_salt_show_on_its_page_only_once_it_is_retired(floor, dana, pete):
+    # given a system shoe in play at Rocket 1 (the physical one retired)
+    shoe_retire(shoe=floor.shoes.get(), by=pete, key=key())
+    shoe = shoe_start(table=floor, decks=1, kind=Shoe.Kind.SYSTEM, by=pete, key=key())
+    secret = " ".join(str(rank) for rank in shoe.order)
+
+    live = signed_in(pete).get(f"/pit/shoes/{shoe.pk}/").content.decode()
+    shoe_retire(shoe=shoe, by=pete, key=key())
+    retired = signed_in(pete).get(f"/pit/shoes/{shoe.pk}/").content.decode()
+
+    # then nobody at a screen reads the cards to come; the auditor's check is there once it is retired
+    assert "revealed when the shoe is retired" in live and secret not in live and shoe.salt not in live
+    assert shoe.commitment in live
+    assert secret in retired and shoe.salt in retired
 
 
 def decide_form(places):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from tables.pit import drop, players, rating, records, shifts
+from tables.pit import cage, drop, players, rating, records, shifts
 from tables.pit import views as pit
 
 app_name = "pit"
@@ -37,6 +37,7 @@ urlpatterns = [
     path("players/<int:player_id>/merge/", players.player_merge_view, name="player_merge"),
     path("players/<int:player_id>/comps/", players.comp_view, name="comp"),
     path("cash/", players.cash_page, name="cash"),
+    path("cage/", cage.cage_page, name="cage"),
     path("shifts/", shifts.shifts_page, name="shifts"),
     path("shifts/<int:shift_id>/", records.shift_page, name="shift"),
     path("shoes/<int:shoe_id>/", records.shoe_page, name="shoe"),

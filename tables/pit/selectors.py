@@ -10,9 +10,10 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum
 
 from ledger.models import Account, Posting, Transaction
+from ledger.services import with_balances
 from reports.periods import day_start, today
 from reports.selectors import with_shift
 from tables.games import IllegalAction
@@ -20,6 +21,7 @@ from tables.models import (
     ApprovalRequest,
     CardEvent,
     Decision,
+    DropBox,
     Hand,
     Pit,
     Recycle,
@@ -287,3 +289,80 @@ def transaction_record(move: Transaction) -> dict:
         "slips": move.slips.order_by("year", "serial"),
         "reversed_by": Transaction.objects.filter(reverses=move).first(),
     }
+
+
+# The cage and the count variance (tables.pit.cage)
+
+CAGE_OUT = (Transaction.Kind.OPENING, Transaction.Kind.FILL)  # the cage's chips to a tray
+CAGE_BACK = (Transaction.Kind.CREDIT, Transaction.Kind.CLOSING)  # a tray's chips back to it
+
+
+def cage_by_table(tables: QuerySet[Table], start: datetime, end: datetime) -> list[dict]:
+    """Per table, what passed between it and the cage in [start, end): chips out (openers, fills),
+    chips back (credits, closers), the counted drop, corrections of those, the net (the cage's side:
+    what it gained); and the count variance of the drop boxes attached in the period (counted less
+    keyed, negative when cash is missing, as on the drop page), `None` while a box is uncounted.
+
+    Only the cage's and the variance's postings whose transaction names one of `tables`: the
+    casino's cage balance, moved by every pit and by the cashier, is not a figure of these tables.
+    Two aggregate queries, however many tables."""
+    tables = list(tables)
+    moves = defaultdict(dict)
+    postings = Posting.objects.filter(
+        account__kind=Account.Kind.CAGE,
+        transaction__table__in=[table.pk for table in tables],
+        transaction__created_at__gte=start,
+        transaction__created_at__lt=end,
+    )
+    by_kind = postings.values_list("transaction__table", "transaction__kind").annotate(total=Sum("amount"))
+    for table_id, kind, total in by_kind.order_by():
+        moves[table_id][kind] = int(total)
+    variances = _variances([table.pk for table in tables], start, end)
+    return [_cage_row(table, moves[table.pk], variances.get(table.pk, (0, 0, 0))) for table in tables]
+
+
+def _variances(table_ids: list[int], start: datetime, end: datetime) -> dict[int, tuple[int, int, int]]:
+    """Per table: (boxes, boxes uncounted, counted less keyed) of the boxes attached in [start, end),
+    the boxes whose drop is the period's (`tables.selectors.counted_drop`)."""
+    boxes = DropBox.objects.filter(table_id__in=table_ids, attached_at__gte=start, attached_at__lt=end)
+    rows = boxes.values("table").annotate(
+        boxes=Count("pk"),
+        uncounted=Count("pk", filter=Q(counted__isnull=True)),
+        difference=Sum(F("counted__counted") - F("counted__expected")),
+    )
+    return {row["table"]: (row["boxes"], row["uncounted"], int(row["difference"] or 0)) for row in rows}
+
+
+def _cage_row(table: Table, moves: dict[str, int], variance: tuple[int, int, int]) -> dict:
+    boxes, uncounted, difference = variance
+    out = -sum(moves.get(kind, 0) for kind in CAGE_OUT)
+    back = sum(moves.get(kind, 0) for kind in CAGE_BACK)
+    drop = moves.get(Transaction.Kind.DROP_COUNT, 0)
+    return {
+        "table": table,
+        "out": out,
+        "back": back,
+        "drop": drop,
+        "corrections": sum(moves.values()) - back + out - drop,
+        "net": sum(moves.values()),
+        "boxes": boxes,
+        "uncounted": uncounted,
+        "variance": None if uncounted else difference,
+    }
+
+
+def casino_balances(casinos: QuerySet) -> list[dict]:
+    """Each casino's cage balance and count variance, all time (the auditor's: see tables.pit.cage).
+    The variance account holds keyed less counted (docs/count.md); shown, as every box's difference,
+    counted less keyed: negative when cash is missing."""
+    kinds = (Account.Kind.CAGE, Account.Kind.VARIANCE)
+    accounts = with_balances(Account.objects.filter(table=None, casino__in=casinos, kind__in=kinds))
+    held = {(a.casino_id, a.kind): a.held for a in accounts}
+    return [
+        {
+            "casino": casino,
+            "cage": held.get((casino.pk, Account.Kind.CAGE), 0),
+            "variance": -held.get((casino.pk, Account.Kind.VARIANCE), 0),
+        }
+        for casino in casinos
+    ]

@@ -5,10 +5,12 @@ Rocket 1 opens with a count, which attaches drop box 1; dana sells chips there; 
 and carl count it, carl blind.
 """
 
+import re
 from datetime import timedelta
 
 import pytest
 from django.apps import apps
+from django.db.models import Sum
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -455,3 +457,40 @@ def test_any_count_leaves_the_drop_empty_the_cage_up_by_the_count_and_the_varian
     assert after[Account.Kind.CAGE] - before[Account.Kind.CAGE] == counted
     assert after[Account.Kind.VARIANCE] - before[Account.Kind.VARIANCE] == sum(buy_ins) - counted
     assert counted_drop(rocket.pk, box.attached_at, box.attached_at + timedelta(microseconds=1)) == counted
+
+
+def cage_page(user) -> str:
+    response = signed_in(user).get("/pit/cage/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_pit_shows_its_tables_cage_moves_and_count_variance_and_only_an_auditor_the_casinos(
+    delivered, team, pete, ada
+):
+    # given Rocket 1's box counted 40 short (960 against 1,000 keyed), and paul's pit with a table
+    count(delivered, team[0], {"100": 8, "50": 3, "10": 1})
+    count(delivered, team[1], {"100": 8, "50": 3, "10": 1})
+    other = Pit.objects.create(casino=delivered.table.pit.casino, name="Pit 2")
+    open_table(other, pete, Game.BLACKSTONE, "Blackstone 9", 5, 500, opened=False)
+    paul = person("paul", PIT_MANAGER)
+    shift_start(user=paul, pit=other, by=paul)
+    rocket, casino = delivered.table, delivered.table.pit.casino
+    net = Posting.objects.filter(account__kind=Account.Kind.CAGE, transaction__table=rocket).aggregate(
+        total=Sum("amount")
+    )["total"]
+
+    pete_sees, paul_sees, ada_sees = cage_page(pete), cage_page(paul), cage_page(ada)
+
+    # then pete reads Rocket 1's moves with the cage and its box 40 short, and not the casino's cage
+    rocket_row = re.search(r"Rocket 1</a>.*?</tr>", pete_sees, re.S).group(0)
+    cells = re.findall(r'<td class="num[^"]*">([^<]*)</td>', rocket_row)
+    assert cells[2] == "960" and cells[4] == f"{net:+d}" and cells[5] == "-40"
+    assert 'id="balances"' not in pete_sees and "Blackstone 9" not in pete_sees
+    # paul, in another pit, sees his own table, nothing of Rocket 1's
+    assert "Blackstone 9" in paul_sees and "Rocket 1" not in paul_sees and "-40" not in paul_sees
+    # the auditor reads every table and the casino's balances: its cage, and the variance
+    cage = account_balance(account_get(kind=Account.Kind.CAGE, casino=casino))
+    balances = re.search(r'id="balances">.*?</table>', ada_sees, re.S).group(0)
+    assert re.findall(r'<td class="num[^"]*">([^<]*)</td>', balances) == [str(cage), "-40"]
+    assert "Rocket 1" in ada_sees and "Blackstone 9" in ada_sees

@@ -142,6 +142,7 @@ PAGES = {
     "/pit/poll/": (200, 200, 403, 200),
     "/pit/approvals/": (200, 200, 403, 200),
     "/pit/slips/{year}/": (200, 200, 403, 200),
+    "/pit/cage/": (200, 200, 403, 200),
     "/pit/tables/{table}/": (200, 404, 403, 200),
     "/pit/tables/{table}/count/": (200, 404, 200, 403),
     "/pit/tables/{table}/tray/": (200, 404, 200, 403),
@@ -775,3 +776,11 @@ def test_a_pit_manager_who_counts_signs_as_a_pit_manager_not_as_the_dealer(to_op
 
     assert "pete as pit manager, by password" in page and "petra as pit manager, by password" in page
     assert "as dealer" not in page
+
+
+def test_the_cage_page_refuses_a_day_that_is_not_a_date_naming_it_and_shows_no_figure(floor, pete):
+    response = signed_in(pete).get("/pit/cage/?first=yesterday")
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "First gaming day: Enter a valid date." in page and 'id="cage"' not in page

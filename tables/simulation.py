@@ -317,6 +317,8 @@ def play_checked(game, shoe: SimShoe, choose: Choose, watch_returns: bool = Fals
             # Goblin Poker's pitched cards, shuffled: each card of the pile equally likely.
             game.deal(shoe.rng.choice(due.ranks))
         elif due.__class__ is CardDue:
+            if shoe.pos == len(shoe.order):
+                _refill(game, shoe)
             if watch_returns:
                 _deal_watching(game, shoe)
             else:
@@ -325,6 +327,15 @@ def play_checked(game, shoe: SimShoe, choose: Choose, watch_returns: bool = Fals
             game.act(choose(game, due))
         else:
             return due.settlement
+
+
+def _refill(game, shoe: SimShoe) -> None:
+    """The shoe is dry with a card due: refill it from its discards and tell the game, as the
+    services record a recycle and its burns (`Game.recycle`, `Game.burn`)."""
+    shoe.refill()
+    game.recycle([0] + [shoe.order.count(rank) for rank in RANKS])
+    for rank in shoe.discards:  # the refill's burn, all its discards so far
+        game.burn(rank)
 
 
 def _deal_watching(game, shoe: SimShoe) -> None:

@@ -285,6 +285,7 @@ class Game:
         self.carry_in = carry
         self.shoe = shoe if shoe is not None else Shoe(getattr(self.options, "decks", 1))
         self.transcript: list[CardEvent | DecisionEvent] = []
+        self.dealt = 0  # cards this hand took from the shoe (not from a pile of its own)
 
     @property
     def next(self) -> CardDue | DecisionDue | Finished:
@@ -311,6 +312,7 @@ class Game:
         self._deal(rank)
         if rank is not None and not due.pile:
             self.shoe.take(rank)
+        self.dealt += not due.pile
         self.transcript.append(CardEvent(rank, due.to, due.why, due.seat, due.face_down, due.pile))
 
     def act(self, action: Action | tuple) -> None:
@@ -334,12 +336,16 @@ class Game:
         else:
             raise IllegalAction("The shoe is empty: there is no card left to burn.")
 
-    def recycle(self, ranks) -> None:
+    def recycle(self, ranks, hidden: int = 0) -> None:
         """The shoe ran dry mid-hand and now holds the discards shuffled again: `ranks` counts
-        them by rank (index 0 unused). The rules do not see it; raise IllegalAction if the shoe
-        could not hold them."""
-        refilled = Shoe(self.shoe.decks, ranks)
-        self.shoe.remaining, self.shoe.unseen = refilled.remaining, 0
+        them by rank (index 0 unused). `hidden` of those are not in it: cards still face down on
+        the table whose ranks nobody saw (a physical table's hidden hands), so their ranks stay
+        possible (`Shoe.unseen`) until a reveal names them. The rules do not see it; raise
+        IllegalAction if the shoe could not hold them."""
+        refilled = Shoe(self.shoe.decks, ranks, hidden)
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or not 0 <= hidden <= sum(ranks[1:]):
+            raise IllegalAction(f"A recycle of {sum(ranks[1:])} cards cannot leave {hidden!r} face down.")
+        self.shoe.remaining, self.shoe.unseen = refilled.remaining, hidden
 
     def check_legal(self, due: DecisionDue, action: Action) -> None:
         if action.move not in due.moves:

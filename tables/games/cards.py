@@ -196,12 +196,13 @@ class LowCard:
         return True
 
     def settle_if_stuck(self, cards_left: int) -> None:
-        """A tie no card can break, no card being left in the shoe (`cards_left`): the tied seat
-        met first clockwise from the dealer's left starts (RULINGS.md, "Tables, seats and
-        games"). The secret-hand games call it. They judge by the cards physically left, not by
-        the ranks the shoe could hold: with hands dealt face down a physical table cannot know
-        those, and a hand must replay the same from what was revealed. Pairing cards are dealt
-        and replaced until then; discards are not recycled into a tie-break."""
+        """A tie no card can break, no card being left to deal (`cards_left`: the shoe's, and
+        its discards a recycle would refill it with): the tied seat met first clockwise from the
+        dealer's left starts (RULINGS.md, "Tables, seats and games": "after recycling"). The
+        secret-hand games call it. They judge by the cards physically left, not by the ranks
+        the shoe could hold: with hands dealt face down a physical table cannot know those, and
+        a hand must replay the same from what was revealed. Pairing cards are dealt and
+        replaced until then."""
         if self.winner is None and self.is_tiebreak and cards_left <= 0:
             self.winner = self._round[0]
 

@@ -141,7 +141,7 @@ class GoblinPoker(SecretHandGame):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
+            self.low.settle_if_stuck(self.cards_to_come(IN_FLIGHT))
             if self.low.winner is not None:
                 self._start_round(self.low.winner)
         elif self.tied:
@@ -152,14 +152,14 @@ class GoblinPoker(SecretHandGame):
     def _tiebreak(self, rank: int) -> None:
         seat = self.tied[len(self.tie_fed)]
         if rank in self.stacks[seat]:
-            if len(self.shoe) == IN_FLIGHT:
+            if not self.cards_to_come(IN_FLIGHT):
                 # The last card paired: nothing is left to break the tie with.
                 tied, self.tied, self.tie_fed = self.tied, [], []
                 self._after_lowest(tied, in_flight=IN_FLIGHT)
             return  # a pairing tie-breaker is discarded and replaced
         self.stacks[seat].append(rank)
         self.tie_fed.append(seat)
-        if len(self.tie_fed) == len(self.tied) or len(self.shoe) == IN_FLIGHT:
+        if len(self.tie_fed) == len(self.tied) or not self.cards_to_come(IN_FLIGHT):
             tied, self.tied, self.tie_fed = self.tied, [], []
             self._after_lowest(tied, in_flight=IN_FLIGHT)
 
@@ -213,7 +213,7 @@ class GoblinPoker(SecretHandGame):
         # Chosen in secret, turned over together: only now do they enter the stacks.
         for seat in self.seats:
             self.low.feed(self.chosen[seat])
-        self.low.settle_if_stuck(len(self.shoe))
+        self.low.settle_if_stuck(self.cards_to_come())
         if self.low.winner is not None:
             self._start_round(self.low.winner)
 
@@ -228,7 +228,7 @@ class GoblinPoker(SecretHandGame):
     def _after_lowest(self, among, in_flight: int = 0) -> None:
         low = min(stack_key(self.stacks[s]) for s in among)
         tied = [s for s in self.seats if s in among and stack_key(self.stacks[s]) == low]
-        if len(tied) > 1 and len(self.shoe) > in_flight:
+        if len(tied) > 1 and self.cards_to_come(in_flight) > 0:
             self.tied = tied
             return
         # A tie no card can break: the tied seat first from the dealer's left (RULINGS).

@@ -86,8 +86,8 @@ class Hawthorn(SecretHandGame):
     def _decision(self) -> DecisionDue:
         seat, price = self.turn, self.fold_price
         if self.round == DECK or (not self.hands[seat] and self.options.empty_hand == HIT):
-            if not len(self.shoe):
-                # A spent shoe: a game is dealt from one deck, so the only way on is to fold.
+            if not self.can_deal:
+                # Dry with no discards to recycle (RULINGS): the only way on is to fold.
                 return DecisionDue(seat, (Move.FOLD,), fold_price=price, choices=(("fold",),))
             return DecisionDue(seat, (Move.HIT, Move.FOLD), fold_price=price, choices=(("hit",), ("fold",)))
         if not self.hands[seat]:
@@ -156,7 +156,7 @@ class Hawthorn(SecretHandGame):
         self._start_if_decided()
 
     def _start_if_decided(self, in_flight: int = 0) -> None:
-        self.low.settle_if_stuck(len(self.shoe) - in_flight)
+        self.low.settle_if_stuck(self.cards_to_come(in_flight))
         if self.low.winner is not None:
             self.button = self.turn = self.low.winner
 

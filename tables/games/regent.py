@@ -88,7 +88,7 @@ class Regent(SecretHandGame):
     def _decision(self) -> DecisionDue:
         seat = self.turn
         others = self.targets(seat)
-        moves = [Move.DRAW, Move.ATTACK] if len(self.shoe) else []
+        moves = [Move.DRAW, Move.ATTACK] if self.can_deal else []
         if self.hands[seat]:
             moves.append(Move.GIFT)
         moves.append(Move.FOLD)
@@ -162,7 +162,7 @@ class Regent(SecretHandGame):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
+            self.low.settle_if_stuck(self.cards_to_come(IN_FLIGHT))
             self.turn = self.low.winner
         else:
             why, seat = self.card_due

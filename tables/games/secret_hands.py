@@ -100,6 +100,25 @@ class SecretHandGame(Game):
         self.live = list(self.seats)
         self.out: dict[int, str] = {}
 
+    @property
+    def discards(self) -> int:
+        """Cards out of the shoe and off the table: the burn pile. A game is dealt from one fresh
+        deck and every card it deals stays on the table until it ends, an out player's included
+        (RULINGS, single-deck recycling), so the rest of the deck is the shoe and the table."""
+        return sum(self.shoe.full) - len(self.shoe) - self.dealt
+
+    def cards_to_come(self, in_flight: int = 0) -> int:
+        """Cards the deck can still give this game: those in the shoe (less the `in_flight` card
+        being dealt, `IN_FLIGHT`) and, once it runs dry, its discards, shuffled to refill it
+        (RULINGS: any shoe that runs dry mid-hand recycles; the services record the recycle,
+        `Game.recycle`, before the card due). A recycle burns all but one of them at most."""
+        return len(self.shoe) - in_flight + self.discards
+
+    @property
+    def can_deal(self) -> bool:
+        """Whether a card can still leave the shoe, from it or from its discards recycled."""
+        return self.cards_to_come() > 0
+
 
 class Purse:
     """The money of one game: what each seat paid into the pot (capped at its chips), the

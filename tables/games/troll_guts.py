@@ -80,8 +80,8 @@ class TrollGuts(SecretHandGame):
     def _decision(self) -> DecisionDue:
         seat = self.turn
         targets = self.steal_targets(seat)
-        # Nobody draws from a spent shoe: a game is dealt from one deck.
-        moves = [Move.DRAW] * bool(len(self.shoe)) + [Move.STEAL] * bool(targets)
+        # A dry shoe recycles its discards (RULINGS); with none, nobody draws.
+        moves = [Move.DRAW] * self.can_deal + [Move.STEAL] * bool(targets)
         if self.hands[seat] and self.purse.left[seat] >= self.options.buy_price:
             moves.append(Move.BUY)
         choices = self._choices(seat, targets, moves)
@@ -118,7 +118,7 @@ class TrollGuts(SecretHandGame):
             self.hands[self.to_deal.pop(0)].add(rank)
         elif self.low.winner is None:
             self.low.feed(rank)
-            self.low.settle_if_stuck(len(self.shoe) - IN_FLIGHT)
+            self.low.settle_if_stuck(self.cards_to_come(IN_FLIGHT))
             self.turn = self.low.winner
         else:
             self.draw_due = False

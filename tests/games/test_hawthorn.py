@@ -209,3 +209,23 @@ def test_impossible_house_rules_are_refused_with_a_sentence(options, sentence):
 def test_a_table_of_seven_is_refused():
     with pytest.raises(IllegalAction, match="2 to 6 players"):
         start("hawthorn", {seat: [1, 2, 3, 4, 5] for seat in range(1, 8)})
+
+
+def ranks_of(*stacks) -> list[int]:
+    cards = [rank for stack in stacks for rank in stack]
+    return [0] + [cards.count(rank) for rank in range(1, 11)]
+
+
+def test_a_deck_round_at_the_bottom_of_the_deck_still_offers_a_hit_from_the_discards():
+    # RULINGS: any shoe that runs dry mid-hand recycles its discards (the burn pile here: the
+    # cards the shoe no longer holds and nobody was dealt) "as in Pairs", so a hit is still dealt.
+    hands = {1: [2, 5, 6, 7, 9], 2: [3, 3, 8, 10, 4]}
+    g = start("hawthorn", hands, chips=10, shoe=Shoe(1, ranks_of(*hands.values())))
+    play(g, *choose(5, 3))
+
+    assert len(g.shoe) == 0 and g.discards == 45
+    assert g.next.moves == (Move.HIT, Move.FOLD)
+    play(g, HIT)
+    g.recycle(ranks_of([1, 4, 4, 9, 10]))
+    play(g, 1)
+    assert g.stacks[g.turn] != [] and g.round == "deck"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, replay
+from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, new_game, replay
+from tables.games.cards import RANKS, composition
 
 from .secret_play import play, public_record, start
 
@@ -183,3 +184,92 @@ def test_the_round_replays_from_what_was_revealed():
 def test_seven_players_are_refused():
     with pytest.raises(IllegalAction, match="2 to 6 players"):
         start("regent", {seat: [1, 2] for seat in range(1, 8)})
+
+
+# -- dealing to the bottom of the deck ------------------------------------------------------------
+# Booklet: "You can deal to the bottom of the deck, to minimize shuffling, and then recycle the
+# discards, exactly as in Pairs." RULINGS: when the deck is empty, shuffle the discards only (the
+# burn pile; never a card on the table in the hand, even an out player's), burn, and go on.
+
+BURNED = (10, 9, 8, 7, 6)
+
+
+def dealt_to_the_bottom(burned=BURNED):
+    """Two players after the shuffle's burn: seat 1 holds 1 and 2 under a 4, seat 2 holds 2 and 3
+    under a 5; then they draw, turn about, until the shoe is dry (each draw the lowest rank left)."""
+    g = new_game("regent", [1, 2], {1: 30, 2: 30}, {"collection": "none"})
+    for rank in burned:
+        g.burn(rank)
+    play(g, 1, 2, 2, 3, 4, 5)
+    while len(g.shoe):
+        play(g, ("draw",), min(r for r in RANKS if g.shoe.remaining[r]))
+    return g
+
+
+def ranks_of(cards) -> list[int]:
+    return [0] + [list(cards).count(rank) for rank in RANKS]
+
+
+def test_a_deck_dealt_to_its_bottom_still_offers_draw_and_attack_while_there_are_discards():
+    g = dealt_to_the_bottom()
+
+    assert len(g.shoe) == 0 and g.discards == len(BURNED)
+    assert g.next.moves == (Move.DRAW, Move.ATTACK, Move.GIFT, Move.FOLD, Move.SEE)
+
+
+def test_the_discards_refill_the_dry_deck_and_a_draw_and_an_attack_go_on_from_them():
+    g = dealt_to_the_bottom()
+    seat = g.turn
+
+    # the dealer shuffles the burn pile, burns all but the card due, and deals it
+    play(g, ("draw",))
+    g.recycle(ranks_of(BURNED))
+    for rank in (10, 9, 8, 7):
+        g.burn(rank)
+    with pytest.raises(IllegalAction, match="cannot hold another 1"):
+        g.deal(1)  # every 1 is on the table: the recycled deck holds only the burn pile
+    play(g, 6)
+
+    assert 6 in g.hands[seat].known and g.discards == 4
+    play(g, ("attack", seat))  # the next player attacks with a card of the 4 burned
+    g.recycle(ranks_of((10, 9, 8, 7)))
+    for rank in (10, 9, 8):
+        g.burn(rank)
+    play(g, 7)
+    assert g.stacks[seat][-1] == 7
+
+
+def test_with_no_discards_a_dry_deck_offers_only_gift_fold_and_see():
+    g = dealt_to_the_bottom(burned=())
+
+    assert len(g.shoe) == 0 and g.discards == 0
+    assert g.next.moves == (Move.GIFT, Move.FOLD, Move.SEE)
+    with pytest.raises(IllegalAction, match="cannot draw"):
+        g.act(("draw",))
+
+
+def test_a_physical_recycle_counts_the_hidden_hands_out_of_the_deck_but_keeps_their_ranks_possible():
+    # At a physical table nobody saw the burn nor the face-down cards: the recycled deck is the
+    # burn pile, whose ranks are unknown, so every rank not seen face up stays possible.
+    g = new_game("regent", [1, 2], {1: 30, 2: 30}, {"collection": "none"})
+    for _ in BURNED:
+        g.burn(None)
+    play(g, None, None, None, None, 4, 5)
+    while len(g.shoe):
+        play(g, ("draw",), None)
+    hidden = len(g.hands[1]) + len(g.hands[2])
+    possible = list(composition(1))
+    possible[4] -= 1
+    possible[5] -= 1
+
+    play(g, ("draw",))
+    g.recycle(possible, hidden)
+
+    assert len(g.shoe) == len(BURNED) and g.discards == 0
+    for _ in range(4):
+        g.burn(None)
+    play(g, None)
+    seat = g.turn
+    play(g, ("gift", 3 - seat, 10))  # a hidden card revealed: still off the deck
+    assert len(g.shoe) == 0 and g.discards == 4
+    assert g.next.moves[:2] == (Move.DRAW, Move.ATTACK)

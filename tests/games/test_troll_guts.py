@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tables.games import CardDue, Finished, IllegalAction, Move, replay
+from tables.games import CardDue, Finished, IllegalAction, Move, Shoe, replay
 from tables.games.troll_guts import TrollGutsOptions
 
 from .secret_play import play, public_record, start
@@ -141,3 +141,17 @@ def test_impossible_house_rules_are_refused_with_a_sentence(options, sentence):
 def test_two_players_are_refused():
     with pytest.raises(IllegalAction, match="3 to 6 players"):
         start("troll_guts", {1: [1] * 5, 2: [2] * 5})
+
+
+def test_a_player_may_still_draw_at_the_bottom_of_the_deck_from_its_discards():
+    # RULINGS: any shoe that runs dry mid-hand recycles its discards "as in Pairs".
+    cards = [*HANDS[1], *HANDS[2], *HANDS[3], 5, 4, 9]
+    remaining = [0] + [cards.count(rank) for rank in range(1, 11)]
+    g = play(start("troll_guts", HANDS, chips=10, shoe=Shoe(1, remaining)), 5, 4, 9)
+
+    assert len(g.shoe) == 0 and g.discards == 55 - len(cards)
+    assert g.next.moves[0] is Move.DRAW
+    play(g, DRAW)
+    g.recycle([0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0])  # the discards, shuffled: two 3s
+    play(g, 3)
+    assert g.stacks[2] == [4, 3]

@@ -8,10 +8,17 @@ steps: ints are cards from the deck, tuples are decisions ("draw",), ("attack", 
 
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, new_game, replay
+from tables.games.base import CardEvent
 from tables.games.cards import RANKS, composition
+from tables.simulation import SimShoe
 
 from .secret_play import play, public_record, start
 
@@ -273,3 +280,45 @@ def test_a_physical_recycle_counts_the_hidden_hands_out_of_the_deck_but_keeps_th
     play(g, ("gift", 3 - seat, 10))  # a hidden card revealed: still off the deck
     assert len(g.shoe) == 0 and g.discards == 4
     assert g.next.moves[:2] == (Move.DRAW, Move.ATTACK)
+
+
+def play_to_the_end(seats: int, burn: int, seed: int):
+    """A Regent game from a shuffled deck burned `burn`, players drawing nine times in ten; the
+    dry deck refilled from its discards as the dealer does. Return the game and every step."""
+    rng = random.Random(seed)
+    shoe = SimShoe(1, rng, burn=burn, penetration=None)
+    players = list(range(1, seats + 1))
+    g = new_game("regent", players, dict.fromkeys(players, 500), {"collection": "none"})
+    steps = [("burn", rank) for rank in shoe.discards]
+    for _, rank in steps:
+        g.burn(rank)
+    while not g.finished:
+        due = g.next
+        if isinstance(due, DecisionDue):
+            draw = ("draw",) in due.choices and rng.random() < 0.9
+            steps.append(("act", ("draw",) if draw else rng.choice(due.choices)))
+        elif shoe.pos == len(shoe.order):
+            shoe.refill()
+            steps.append(("recycle", [0] + [shoe.order.count(rank) for rank in RANKS]))
+            steps += [("burn", rank) for rank in shoe.discards]
+            for kind, step in steps[-1 - len(shoe.discards):]:
+                g.recycle(step) if kind == "recycle" else g.burn(step)
+            continue
+        else:
+            steps.append(("card", shoe.draw()))
+        kind, step = steps[-1]
+        g.act(step) if kind == "act" else g.deal(step)
+    return g, steps
+
+
+@settings(max_examples=30, deadline=None)
+@given(seats=st.integers(2, 6), burn=st.integers(0, 10), seed=st.integers(0, 2**32 - 1))
+def test_a_recycled_deck_never_deals_a_card_twice_and_the_game_replays_from_its_steps(seats, burn, seed):
+    g, steps = play_to_the_end(seats, burn, seed)
+
+    on_table = Counter(e.rank for e in g.transcript if isinstance(e, CardEvent))
+    assert all(on_table[rank] <= rank for rank in RANKS)  # a Pairs deck holds rank r r times
+    again = new_game("regent", g.seats, g.stakes, {"collection": "none"})
+    for kind, step in steps:
+        {"burn": again.burn, "recycle": again.recycle, "card": again.deal, "act": again.act}[kind](step)
+    assert again.settlement() == g.settlement() and again.transcript == g.transcript

@@ -565,8 +565,10 @@ class Recycle(Chained, AppendOnly):
 
     The recycled deck's cards leave the shoe from `shoe_position` on, its burn first. `ranks` counts
     its cards by rank (index 0 unused): the shoe's cards less those on the table in the hand and
-    those kept for score. A system shoe commits to the recycled order before its first card, as at
-    a shuffle; order and salt are shown once the shoe is retired.
+    those kept for score; at a physical table, `hidden` of them are still face down on the table
+    with their ranks unseen (a secret hand), so those ranks stay possible but are not in the deck.
+    A system shoe commits to the recycled order before its first card, as at a shuffle; order and
+    salt are shown once the shoe is retired.
     """
 
     shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="recycles", db_index=False)
@@ -574,6 +576,10 @@ class Recycle(Chained, AppendOnly):
     seq = models.PositiveIntegerField(help_text="Order within the hand.")
     shoe_position = models.PositiveSmallIntegerField(help_text="The recycled deck's first card (its burn).")
     ranks = models.JSONField(help_text="Cards of each rank recycled (index 0 unused): the discards.")
+    hidden = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Cards among `ranks` not in the deck: face down on the table, their ranks unseen.",
+    )
     burned = models.PositiveSmallIntegerField(help_text="Cards burned after the recycle.")
     commitment = models.CharField(max_length=64, blank=True)
     order = models.JSONField(null=True, blank=True)
@@ -590,11 +596,14 @@ class Recycle(Chained, AppendOnly):
 
     @property
     def cards(self) -> int:
-        return sum(self.ranks)
+        return sum(self.ranks) - self.hidden
 
     def chain_content(self) -> dict:
-        # The order and salt stay out: the commitment, chained here, already binds them.
+        # The order and salt stay out: the commitment, chained here, already binds them. `hidden`
+        # only where there are some: recycles chained before it existed still verify.
+        hidden = {"hidden": self.hidden} if self.hidden else {}
         return {
+            **hidden,
             "record": "recycle",
             "shoe": self.shoe_id,
             "hand": self.hand_id,

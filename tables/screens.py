@@ -47,6 +47,7 @@ from tables.services.counts import table_is_open
 from tables.services.engine import hand_game, hand_records, plain, seat_keyed
 from tables.services.hands import (
     forfeit_settlement,
+    hand_discards,
     pairs_forfeit_settlement,
     pairs_game_round,
     pairs_round_undealt,
@@ -55,7 +56,14 @@ from tables.services.hands import (
 )
 from tables.services.rating_slips import Kind, slip_state, slips_open
 from tables.services.seating import SEATS_PER_GAME, hand_players_sent
-from tables.services.shoes import shoe_cards_left, shoe_deck, shoe_deck_of, shoe_next_system_card, shoe_spent
+from tables.services.shoes import (
+    recycle_burn,
+    shoe_cards_left,
+    shoe_deck,
+    shoe_deck_of,
+    shoe_next_system_card,
+    shoe_spent,
+)
 
 SEAT_RECEIVERS = (Receiver.SEAT, Receiver.TIEBREAK)
 PARTY_NAMES = {"house": "The house (tray)", "carry": "The carry (next pot)", "pot": "The pot"}
@@ -658,6 +666,24 @@ RESHUFFLE = {
 }
 
 
+# Moves that deal a card from the deck: with the deck empty, its discards are shuffled first.
+DECK_MOVES = frozenset({Move.HIT, Move.DRAW, Move.ATTACK, Move.EIGHT})
+
+
+def _recycle_sentence(hand: Hand) -> str:
+    """What the dealer does for the next card from a dry deck (RULINGS, single-deck recycling):
+    shuffle the discards, burn, deal; or, with no discards, void the hand."""
+    discards = hand_discards(hand)
+    if discards <= 0:
+        return "every card is on the table or kept for score: no discards to shuffle. Void the hand."
+    burn = recycle_burn(hand.shoe, discards)
+    cards = f"{discards} card" + ("" if discards == 1 else "s")
+    return (
+        f"shuffle the discard pile ({cards}; never a card on the table or kept for score),"
+        f" burn {burn}, then deal."
+    )
+
+
 def _decision_sentence(due: DecisionDue, game) -> str:
     """Whose decision it is; Five Cards names the card drawn, which no seat shows and which a system
     shoe's reshuffle dealt in the same tap as the shuffle (the dealer never saw it to place)."""
@@ -674,17 +700,17 @@ def _next(due, hand: Hand, deck: Recycle | None, playable: bool, game) -> dict[s
     if isinstance(due, Finished):
         return {"kind": "finished", "says": "The hand is over: confirm the settlement."}
     if isinstance(due, DecisionDue):
-        return {"kind": "decision", "seat": due.seat, "says": _decision_sentence(due, game)}
+        says = _decision_sentence(due, game)
+        if DECK_MOVES.intersection(due.moves) and not shoe_cards_left(shoe, deck):
+            says += f" The deck is empty: {_recycle_sentence(hand)}"
+        return {"kind": "decision", "seat": due.seat, "says": says}
     says = _card_sentence(due)
     # A shuffle due before this card: a system shoe's next card is the new order's, not yet drawn.
     reshuffle = not due.pile and reshuffle_due(hand, game, due) is not None
     if reshuffle:
         says += RESHUFFLE[hand.game].format(burn=shoe.burn)
     elif not due.pile and not shoe_cards_left(shoe, deck):  # a pile's card is not the deck's
-        says += (
-            f" The deck is empty: shuffle the discard pile (never a card on the table or kept for"
-            f" score), burn {shoe.burn}, then deal."
-        )
+        says += f" The deck is empty: {_recycle_sentence(hand)}"
     # A system shoe shows the dealer the card to place; a physical shoe's order is unknown. A card
     # dealt face down is never shown, and one from the game's own pile is keyed as it is turned up.
     shown = playable and not reshuffle and shoe.kind == Shoe.Kind.SYSTEM and not (due.face_down or due.pile)

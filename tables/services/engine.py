@@ -133,7 +133,7 @@ def replay(hand: Hand, events: Iterable | None = None) -> Game:
 
 def _step(game: Game, event) -> None:
     if isinstance(event, Recycle):
-        game.recycle(event.ranks)
+        game.recycle(event.ranks, event.hidden)
     elif isinstance(event, Decision):
         game.act(Action.parse(event.action))
     elif event.receiver == Receiver.BURN:

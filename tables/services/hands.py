@@ -36,7 +36,7 @@ from ledger.seals import seal
 from ledger.services import AccountKey, Line, OverdrawError, account_opened, accounts_get, ledger_post
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
-from tables.games.cards import RANKS
+from tables.games.cards import RANKS, composition
 from tables.games.pairs import PairsOptions
 from tables.games.pairs_endings import settle_game
 from tables.games.replay import games
@@ -710,11 +710,20 @@ def _card(hand: Hand, shoe: Shoe | None, rank, receiver: str, due, by, device: s
     )
 
 
-def _not_discards(hand: Hand) -> list[int]:
+def _not_discards(hand: Hand) -> list[int | None]:
     """Ranks of the shoe's cards a recycle leaves out: every card on the table in this hand
-    (a folded player's and a replaced pair's too), and the cards kept for score."""
-    on_table = [card.rank for card in hand.card_list if card.receiver != Receiver.BURN]
+    (a folded player's and a replaced pair's too; None for one dealt face down unseen), and the
+    cards kept for score. A card dealt from the game's own pile (Goblin Poker's pitched cards)
+    is one of the hand's cards already: it left the shoe once, when first dealt."""
+    on_table = [
+        card.rank for card in hand.card_list if card.receiver != Receiver.BURN and card.shoe_position
+    ]
     return [*on_table, *_kept_for_score(hand)]
+
+
+def hand_discards(hand: Hand) -> int:
+    """How many cards a recycle of `hand`'s dry shoe would refill it with (`shoe_recycle`)."""
+    return sum(composition(hand.shoe.decks)) - len(_not_discards(hand))
 
 
 def _kept_for_score(hand: Hand) -> list[int]:

@@ -215,15 +215,18 @@ def _burned(shoe: Shoe, by, device: str, hand: Hand | None) -> CardEvent:
     )
 
 
-def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) -> Recycle:
+def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int | None], by, device: str) -> Recycle:
     """Refill the dry shoe (locked by the caller, who saves it) with its discards: every card
-    but the ranks `held` (on the table in `hand` or kept for score). Shuffle them, commit to a
-    system shoe's order, then burn as after any shuffle, leaving at least the card that is due.
-    The recycle and its burns take the hand's next sequence numbers."""
+    but the ranks `held` (on the table in `hand` or kept for score; None for a card dealt face
+    down whose rank nobody saw, which stays among the recycle's possible ranks as `hidden`).
+    Shuffle them, commit to a system shoe's order, then burn as after any shuffle, leaving at
+    least the card that is due. The recycle and its burns take the hand's next sequence numbers."""
     ranks = list(composition(shoe.decks))
     for rank in held:
-        ranks[rank] -= 1
-    if not any(ranks):
+        if rank is not None:
+            ranks[rank] -= 1
+    hidden = held.count(None)
+    if sum(ranks) <= hidden:
         raise ShoeError(
             "The shoe is empty and every card is on the table or kept for score: "
             "there are no discards to shuffle. Void the hand."
@@ -235,7 +238,8 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
         seq=hand.seq,
         shoe_position=shoe.cards_out + 1,
         ranks=ranks,
-        burned=min(shoe.burn, sum(ranks) - 1),
+        hidden=hidden,
+        burned=recycle_burn(shoe, sum(ranks) - hidden),
         by=by,
         device=device,
         at=timezone.now(),
@@ -250,6 +254,12 @@ def shoe_recycle(shoe: Shoe, *, hand: Hand, held: list[int], by, device: str) ->
     if recycle.burned:
         _burn(shoe, recycle.burned, by, device, chain=chain, hand=hand)
     return recycle
+
+
+def recycle_burn(shoe: Shoe, discards: int) -> int:
+    """The burn after a recycle of `discards` cards: the shoe's, as after any shuffle, but always
+    leaving the card that is due (RULINGS: burn, and go on where play stopped)."""
+    return min(shoe.burn, discards - 1)
 
 
 def _retire_idle(shoe_id: int) -> dict:
@@ -380,7 +390,9 @@ def shoe_known_remaining(shoe: Shoe) -> list[int]:
 def shoe_unseen(shoe: Shoe) -> int:
     """Cards of the current deck that left the shoe face down (a physical shoe's burns and
     unrevealed cards)."""
-    return len(FACE_DOWN.all(shoe.pk, _deck_start(shoe_deck(shoe))))
+    recycle = shoe_deck(shoe)
+    # A recycle's hidden cards (face down on the table) count among its ranks but not in its deck.
+    return len(FACE_DOWN.all(shoe.pk, _deck_start(recycle))) + (recycle.hidden if recycle else 0)
 
 
 # Both read at every hand's start: compiled once. Cards of a shoe from a position on (a `Value`: a

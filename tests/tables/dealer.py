@@ -16,8 +16,11 @@ from .conftest import key
 
 
 class Dealer:
-    def __init__(self, hand: Hand, by, rng: random.Random):
+    """`choose(due)` picks each decision among `due.choices` (default: at random with `rng`)."""
+
+    def __init__(self, hand: Hand, by, rng: random.Random, choose=None):
         self.hand, self.by, self.rng = hand, by, rng
+        self.choose = choose or (lambda due: self.rng.choice(due.choices))
         self.mirror = HandSetup.from_record(hand.setup).start()
         self.deck: list[int] = []  # a physical shoe's order, which only the cards themselves know
         self.synced = 0  # the hand's records the mirror has been told of
@@ -60,13 +63,15 @@ class Dealer:
         steps = [*self.hand.recycle_list, *(c for c in self.hand.card_list if c.receiver == Receiver.BURN)]
         for step in sorted((s for s in steps if s.seq > self.synced), key=lambda s: s.seq):
             if step in self.hand.recycle_list:
-                self.mirror.recycle(step.ranks)
+                # A physical recycle leaving hands face down holds their ranks as possible: the
+                # mirror, which knows every card, refills with exactly what is off the table.
+                self.mirror.recycle(list(self.mirror.shoe.remaining) if step.hidden else step.ranks)
                 self.deck = []
             else:
                 self.mirror.burn(step.rank)
 
     def decide(self, due) -> None:
-        action = self.rng.choice(due.choices)
+        action = self.choose(due)
         seq = self.hand.seq
         self.hand = hand_decide(hand=self.hand, action=action, by=self.by, expected_seq=seq, key=key())
         self.mirror.act(action)

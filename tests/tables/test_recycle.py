@@ -17,12 +17,13 @@ from tables.models import CardEvent, Game, Hand, IdempotentRequest, Incident, Re
 from tables.review import hand_replay_check
 from tables.screens import hand_screen
 from tables.services import hand_record_card, hand_start, shoe_retire
-from tables.services.engine import engine_for
+from tables.services.engine import engine_for, hand_game
 from tables.services.hands import RankRefused
 from tables.services.shoes import ShoeError, shoe_commitment, shoe_known_remaining
 from tables.simulation import SimShoe
 
 from .conftest import card, decide, key, open_table, seat
+from .dealer import Dealer
 from .test_hands import settle
 
 pytestmark = pytest.mark.django_db
@@ -281,3 +282,67 @@ def test_raw_sql_cannot_edit_or_remove_a_recycle(jammed, dana, sql):
         connection.cursor() as cursor,
     ):
         cursor.execute(sql.format(table=Recycle._meta.db_table))
+
+
+# Regent dealt to the bottom of its deck (booklet: "You can deal to the bottom of the deck ... and
+# then recycle the discards, exactly as in Pairs"). A Regent game is dealt from one fresh deck, so
+# its discards are the burn pile: every card dealt stays on the table, even a knocked-out player's.
+
+
+def draw_while_you_can(due) -> tuple:
+    """Players who draw while the deck or its discards can give a card, then fold."""
+    return ("draw",) if ("draw",) in due.choices else ("fold",)
+
+
+def regent_dealt_dry(pit, pete, dana, kind, seed="regent dry"):
+    table = open_table(pit, pete, Game.REGENT, "Regent 1", 1, 100, kind=kind, options={"collection": "none"})
+    for number in (1, 2):
+        seat(table, number, 100, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    return settle(Dealer(hand, dana, random.Random(seed), choose=draw_while_you_can).play(), dana)
+
+
+@pytest.mark.parametrize("kind", [Shoe.Kind.SYSTEM, Shoe.Kind.PHYSICAL])
+def test_a_regent_deck_dealt_dry_recycles_its_burn_pile_until_none_is_left_and_replays(pit, pete, dana, kind):
+    hand = regent_dealt_dry(pit, pete, dana, kind)
+
+    recycles = list(Recycle.objects.filter(hand=hand).order_by("seq"))
+    # 5 burned at the shuffle; each recycle burns all but the card due, which a draw then takes
+    assert [(r.cards, r.burned) for r in recycles] == [(5, 4), (4, 3), (3, 2), (2, 1), (1, 0)]
+    assert recycles[0].shoe_position == 56
+    shuffle_burn = CardEvent.objects.filter(shoe=hand.shoe, hand=None, receiver=Receiver.BURN)
+    if kind == Shoe.Kind.SYSTEM:
+        assert counted(recycles[0].ranks) == Counter(shuffle_burn.values_list("rank", flat=True))
+        assert all(r.hidden == 0 for r in recycles)
+    else:  # the hands are face down and unseen: their ranks stay possible, not in the deck
+        held = CardEvent.objects.filter(hand=hand, rank=None).exclude(receiver=Receiver.BURN)
+        assert recycles[0].hidden == held.filter(seq__lt=recycles[0].seq).count() > 0
+    dealt = CardEvent.objects.filter(hand=hand).exclude(receiver=Receiver.BURN)
+    assert dealt.count() == 55  # every card of the deck ended on the table, none twice
+    assert hand_game(hand).settlement().result["out"]  # nobody could draw any more: a fold ended it
+    assert hand_replay_check(Hand.objects.get(pk=hand.pk))["matches"] is True
+
+
+def test_the_regent_tablet_says_a_draw_from_the_empty_deck_shuffles_its_discards_first(pit, pete, dana):
+    table = open_table(pit, pete, Game.REGENT, "Regent 1", 1, 100, kind=Shoe.Kind.SYSTEM)
+    for number in (1, 2):
+        seat(table, number, 100, dana)
+    hand = hand_start(table=table, by=dana, key=key())
+    dealer = Dealer(hand, dana, random.Random(1), choose=draw_while_you_can)
+    while hand_screen(dealer.hand)["shoe"]["cards_left"] or isinstance(dealer.mirror.next, CardDue):
+        due = dealer.mirror.next
+        dealer.card(due) if isinstance(due, CardDue) else dealer.decide(due)
+
+    screen = hand_screen(dealer.hand)
+    assert screen["next"]["kind"] == "decision"
+    assert screen["next"]["says"].endswith(
+        "The deck is empty: shuffle the discard pile (5 cards; never a card on the table or kept for score),"
+        " burn 4, then deal."
+    )
+    dealer.decide(dealer.mirror.next)  # a draw
+    screen = hand_screen(dealer.hand)
+    assert screen["next"]["says"].startswith("Next card: seat")
+    assert "The deck is empty" in screen["next"]["says"]
+    dealer.card(dealer.mirror.next)
+
+    assert hand_screen(dealer.hand)["recycled"][0]["says"] == "Deck recycled from 5 discards, 4 burned."

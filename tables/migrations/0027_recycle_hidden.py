@@ -1,0 +1,30 @@
+"""A recycle at a physical table may leave cards face down on the table whose ranks nobody saw: they
+count among its possible ranks but not in its deck. SQLite adds the column by rebuilding the table,
+which drops its triggers (ledger.db): the recycles' table is made append-only again, either way."""
+
+from django.db import migrations, models
+
+from ledger.db import append_only_sql
+
+
+def protect_again(apps, schema_editor):
+    if schema_editor.connection.vendor == "sqlite":
+        for statement in append_only_sql("sqlite", schema_editor.quote_name, "tables_recycle"):
+            schema_editor.execute(statement)
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ('tables', '0026_incident_key'),
+    ]
+
+    operations = [
+        migrations.RunPython(migrations.RunPython.noop, protect_again),  # undone: after the rebuild
+        migrations.AddField(
+            model_name='recycle',
+            name='hidden',
+            field=models.PositiveSmallIntegerField(default=0, help_text='Cards among `ranks` not in the deck: face down on the table, their ranks unseen.'),
+        ),
+        migrations.RunPython(protect_again, migrations.RunPython.noop),
+    ]

@@ -565,23 +565,80 @@ def test_a_carded_player_is_seated_by_the_number_on_their_card(floor, people, ta
     assert SeatSession.objects.get(ended_at=None).player.card_number == "1002"
 
 
-def test_a_poll_waits_while_the_dealer_is_seating_a_player(floor, people, tablet):
+TABLE_NEWS = re.compile(r"/tablet/\d+/poll/")
+
+
+def redrawn_by_poll(page: Page, change) -> None:
+    """Make `change` elsewhere and wait for the tablet's poll to bring the table with it."""
+    with page.expect_response(lambda answer: TABLE_NEWS.search(answer.url) and answer.status == 200):
+        change()
+
+
+def test_a_poll_redraws_the_table_around_the_form_the_dealer_is_typing_in(floor, people, tablet):
     # found seating at a dealer's pace: a change from elsewhere (another tablet, the pit starting a
-    # slip) redrew the table by its poll while dana typed a buy-in, closing the form and dropping it
+    # slip) redrew the table by its poll while dana typed a buy-in, closing the form and dropping it;
+    # then the redraw waited while anything was typed, so a form left half typed kept the whole
+    # table from following the other devices. Now the table is redrawn and the form carried over.
     rocket = floor["rocket"]
     deal_at(rocket, people["dana"], people["pete"])
     page = tablet("dana", polls=True)
     open_table(page, "Rocket 1")
     seat = page.locator('article[aria-label="Seat 4"]')
     seat.locator("summary", has_text="Seat a player").click()
+    seat.get_by_label("Buy-in").fill("150")
     seat.get_by_label("Or a description").fill("green hat")
+
+    redrawn_by_poll(page, lambda: seat_open(
+        table=rocket, seat=6, buy_in=40, player_name="Cy", by=people["dana"], key=key()))
+
+    expect(page.locator('article[aria-label="Seat 6"] .player')).to_have_text("Cy")  # followed at once
+    expect(seat.get_by_label("Buy-in")).to_have_value("150")  # still open, as typed
+    page.keyboard.type(" and scarf")  # the field typed in keeps the focus and the caret
+    expect(seat.get_by_label("Or a description")).to_have_value("green hat and scarf")
+    seat.get_by_role("button", name="Seat at 4").click()
+    expect(page.locator('article[aria-label="Seat 4"] .player')).to_have_text("green hat and scarf")
+    assert SeatSession.objects.get(seat__number=4, ended_at=None).player_name == "green hat and scarf"
+
+
+def test_a_bet_stepped_and_left_does_not_stop_the_table_following_other_devices(floor, people, tablet):
+    # found leaving a half-made form: a bet stepped up (or a buy-in typed) and left alone held the
+    # poll's redraw until the dealer's next tap, so a player seated from another tablet never showed
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.locator('article[aria-label="Seat 2"] summary', has_text="Seat a player").click()
+    page.locator('article[aria-label="Seat 2"]').get_by_label("Buy-in").fill("70")
+
+    redrawn_by_poll(page, lambda: seat_open(
+        table=rocket, seat=5, buy_in=40, player_name="Eve", by=people["dana"], key=key()))
+    redrawn_by_poll(page, lambda: seat_open(
+        table=rocket, seat=6, buy_in=40, player_name="Flo", by=people["dana"], key=key()))
+
+    expect(page.locator('article[aria-label="Seat 6"] .player')).to_have_text("Flo")
+    expect(page.get_by_label("Seat 1 bet", exact=True)).to_have_value("20")
+    expect(page.locator('article[aria-label="Seat 2"]').get_by_label("Buy-in")).to_have_value("70")
+    hand = start_hand(page)
+    assert hand.committed == {"1": 20}
+
+
+def test_a_form_whose_seat_was_taken_elsewhere_is_dropped_and_the_dealer_told(floor, people, tablet):
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat = page.locator('article[aria-label="Seat 4"]')
+    seat.locator("summary", has_text="Seat a player").click()
     seat.get_by_label("Buy-in").fill("150")
 
-    news = re.compile(r"/tablet/\d+/poll/")
-    with page.expect_response(lambda answer: news.search(answer.url) and answer.status == 200):
-        seat_open(table=rocket, seat=6, buy_in=40, player_name="Cy", by=people["dana"], key=key())
+    redrawn_by_poll(page, lambda: seat_open(
+        table=rocket, seat=4, buy_in=40, player_name="Cy", by=people["dana"], key=key()))
 
-    expect(seat.get_by_label("Buy-in")).to_have_value("150")  # still open, as typed
-    seat.get_by_role("button", name="Seat at 4").click()
-    expect(page.locator('article[aria-label="Seat 4"] .player')).to_have_text("green hat")
-    expect(page.locator('article[aria-label="Seat 6"] .player')).to_have_text("Cy")  # drawn with it
+    expect(seat.locator(".player")).to_have_text("Cy")
+    expect(page.locator("#ahead-refused")).to_have_text(
+        "Not kept: Seat 4 buy-in 150. The table changed on another device and that form is gone: "
+        "type it again if it still applies."
+    )

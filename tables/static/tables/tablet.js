@@ -94,7 +94,7 @@
       banner.id = "ahead-refused";
       banner.className = "banner error floating";  // over the screen: it moves no key (tablet.css)
       banner.setAttribute("role", "alert");
-      document.getElementById("hand").before(banner);  // beside the screen: the poll redraws it
+      document.querySelector("#hand, #table").before(banner);  // beside the screen: the poll redraws it
     }
     if (banner) banner.textContent = sentence;
     if (banner) banner.hidden = !sentence;
@@ -177,26 +177,92 @@
     if (busy) settled(); else drain();
   });
 
-  // The table's poll redraws it when anything changed there (another tablet, the pit, the API).
-  // While the dealer is filling in a form on it (seating a player, a buy-in, a bet typed), that
-  // redraw would close the form and drop what was typed: it waits. The screen polls with the
-  // version it shows, so the first poll once the form is sent or left alone redraws it.
+  // The table's poll redraws it when anything changed there (another tablet, the pit, the API). The
+  // dealer may be filling in a form on it (seating a player, a buy-in, a bet typed or stepped, a
+  // reason): the redraw keeps it. Holding the redraw instead kept an abandoned form's screen from
+  // following the table until the dealer's next tap. What was typed, the fold-outs open and the
+  // field being typed in (with its caret) are carried onto the fresh screen, field by field, by the
+  // form they belong to (its address and seat). A field whose form is no longer there (the seat was
+  // taken elsewhere, the hand was started) cannot be kept, and the dealer is told what was dropped.
+  var carried = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var screen = event.detail.target;
     if (!screen || screen.id !== "table" || event.detail.requestConfig.verb !== "get") return;
-    if (filling(screen)) event.detail.shouldSwap = false;
+    carried = event.detail.shouldSwap ? typedOn(screen) : null;
   });
 
-  function filling(screen) {
-    var focused = document.activeElement;
-    if (focused && screen.contains(focused) && focused.matches("input:not([type=hidden]), textarea")) {
-      return true;
+  document.addEventListener("htmx:afterSwap", function () {
+    var screen = document.getElementById("table");
+    if (!carried || !screen) return;
+    var typed = carried;
+    carried = null;
+    carryOnto(screen, typed);
+  });
+
+  function fieldKey(field) {
+    var form = field.form, seat = form && form.querySelector("input[type=hidden][name=seat]");
+    return [form ? form.getAttribute("action") : "", seat ? seat.value : "", field.name,
+            field.type === "radio" ? field.value : ""].join("|");
+  }
+
+  function foldKey(details) {
+    var region = details.parentElement.closest("[aria-label]");
+    return (region ? region.getAttribute("aria-label") : "") + "|" + details.querySelector("summary").textContent.trim();
+  }
+
+  function typedOn(screen) {
+    var focused = document.activeElement, typed = { fields: [], open: [], focus: null };
+    screen.querySelectorAll("input:not([type=hidden]), textarea").forEach(function (field) {
+      var check = field.type === "radio" || field.type === "checkbox";
+      if (check ? field.checked !== field.defaultChecked : field.value !== field.defaultValue) {
+        typed.fields.push({ key: fieldKey(field), value: field.value, checked: field.checked, label: labelOf(field) });
+      }
+    });
+    screen.querySelectorAll("details[open]").forEach(function (details) { typed.open.push(foldKey(details)); });
+    if (focused && screen.contains(focused) && focused.name) {
+      typed.focus = { key: fieldKey(focused), caret: caret(focused) };
     }
-    return Array.prototype.some.call(screen.querySelectorAll("input:not([type=hidden]), textarea"),
-      function (input) {
-        return input.type === "radio" || input.type === "checkbox"
-          ? input.checked !== input.defaultChecked : input.value !== input.defaultValue;
-      });
+    return typed;
+  }
+
+  function caret(field) {
+    try { return [field.selectionStart, field.selectionEnd]; } catch (e) { return null; }  // a number has none
+  }
+
+  function labelOf(field) {
+    if (field.getAttribute("aria-label")) return field.getAttribute("aria-label");
+    var region = field.closest("[aria-label]"), label = field.labels && field.labels[0];
+    return (region ? region.getAttribute("aria-label") + " " : "") +
+      (label ? label.textContent.trim().toLowerCase() : field.name);
+  }
+
+  function carryOnto(screen, typed) {
+    var fields = {};
+    screen.querySelectorAll("input:not([type=hidden]), textarea").forEach(function (field) {
+      fields[fieldKey(field)] = field;
+    });
+    screen.querySelectorAll("details").forEach(function (details) {
+      if (typed.open.indexOf(foldKey(details)) >= 0) details.open = true;
+    });
+    var dropped = typed.fields.filter(function (was) {
+      var field = fields[was.key];
+      if (!field) return true;
+      if (field.type === "radio" || field.type === "checkbox") field.checked = was.checked;
+      else field.value = was.value;
+      var fold = field.closest("details");
+      for (; fold; fold = fold.parentElement.closest("details")) fold.open = true;
+      return false;
+    });
+    var focus = typed.focus && fields[typed.focus.key];
+    if (focus) {
+      focus.focus({ preventScroll: true });
+      if (typed.focus.caret) try { focus.setSelectionRange(typed.focus.caret[0], typed.focus.caret[1]); } catch (e) {}
+    }
+    var lost = dropped.map(function (was) { return was.label + " " + was.value; });
+    if (lost.length) {
+      notice("Not kept: " + lost.join(", ") + ". The table changed on another device and that form is " +
+             "gone: type it again if it still applies.");
+    }
   }
 
   function offline(show) {

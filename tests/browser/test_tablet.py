@@ -639,6 +639,40 @@ def test_a_form_whose_seat_was_taken_elsewhere_is_dropped_and_the_dealer_told(fl
 
     expect(seat.locator(".player")).to_have_text("Cy")
     expect(page.locator("#ahead-refused")).to_have_text(
-        "Not kept: Seat 4 buy-in 150. The table changed on another device and that form is gone: "
+        "Not kept: Seat 4 buy-in 150. The table changed and that form is gone: "
         "type it again if it still applies."
     )
+
+
+def test_the_answer_to_seating_a_player_keeps_the_next_seat_being_typed_and_the_bets(floor, people, tablet):
+    # found seating at a dealer's pace: the answer to "Seat at 2" redrew the table while dana was
+    # already typing at seat 3 (the form closed, what was typed gone) and put the bet she had
+    # stepped up for seat 1 back to 0
+    rocket = floor["rocket"]
+    deal_at(rocket, people["dana"], people["pete"])
+    page = tablet("dana")
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    held = []
+    page.route(re.compile(r"/tablet/\d+/seats/$"), lambda route: held.append(route))  # on its way
+    second = page.locator('article[aria-label="Seat 2"]')
+    second.locator("summary", has_text="Seat a player").click()
+    second.get_by_label("Or a description").fill("Bob")
+    second.get_by_label("Buy-in").fill("100")
+    second.get_by_role("button", name="Seat at 2").click()
+    while not held:
+        page.wait_for_timeout(20)
+    third = page.locator('article[aria-label="Seat 3"]')
+    third.locator("summary", has_text="Seat a player").click()
+    third.get_by_label("Or a description").fill("Cy")
+
+    with page.expect_response(re.compile(r"/tablet/\d+/seats/$")):
+        held[0].continue_()
+
+    expect(second.locator(".player")).to_have_text("Bob")
+    page.keyboard.type("rus")
+    expect(third.get_by_label("Or a description")).to_have_value("Cyrus")
+    expect(page.get_by_label("Seat 1 bet", exact=True)).to_have_value("20")
+    expect(page.locator("#ahead-refused")).to_have_count(0)

@@ -184,11 +184,16 @@
   // field being typed in (with its caret) are carried onto the fresh screen, field by field, by the
   // form they belong to (its address and seat). A field whose form is no longer there (the seat was
   // taken elsewhere, the hand was started) cannot be kept, and the dealer is told what was dropped.
+  // The answer to a form sent from the table is drawn the same way: a dealer seats one player and is
+  // typing at the next seat before it comes. Only the sent form is the answer's own (cleared once
+  // done; a refusal draws it with what was typed, `with_typed`), with every form of its address and
+  // seat: "Same bets" answers for the bets too.
   var carried = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
-    var screen = event.detail.target;
-    if (!screen || screen.id !== "table" || event.detail.requestConfig.verb !== "get") return;
-    carried = event.detail.shouldSwap ? typedOn(screen) : null;
+    var screen = event.detail.target, request = event.detail.requestConfig;
+    if (!screen || screen.id !== "table") return;
+    var sent = request.verb === "get" ? null : request.elt.closest("form");
+    carried = event.detail.shouldSwap ? typedOn(screen, sent && formKey(sent)) : null;
   });
 
   document.addEventListener("htmx:afterSwap", function () {
@@ -199,10 +204,13 @@
     carryOnto(screen, typed);
   });
 
+  function formKey(form) {
+    var seat = form && form.querySelector("input[type=hidden][name=seat]");
+    return (form ? form.getAttribute("action") : "") + "|" + (seat ? seat.value : "") + "|";
+  }
+
   function fieldKey(field) {
-    var form = field.form, seat = form && form.querySelector("input[type=hidden][name=seat]");
-    return [form ? form.getAttribute("action") : "", seat ? seat.value : "", field.name,
-            field.type === "radio" ? field.value : ""].join("|");
+    return formKey(field.form) + field.name + "|" + (field.type === "radio" ? field.value : "");
   }
 
   function foldKey(details) {
@@ -210,16 +218,21 @@
     return (region ? region.getAttribute("aria-label") : "") + "|" + details.querySelector("summary").textContent.trim();
   }
 
-  function typedOn(screen) {
+  function typedOn(screen, sent) {
     var focused = document.activeElement, typed = { fields: [], open: [], focus: null };
+    function answered(key) { return sent && key.indexOf(sent) === 0; }
     screen.querySelectorAll("input:not([type=hidden]), textarea").forEach(function (field) {
+      if (answered(fieldKey(field))) return;
       var check = field.type === "radio" || field.type === "checkbox";
       if (check ? field.checked !== field.defaultChecked : field.value !== field.defaultValue) {
         typed.fields.push({ key: fieldKey(field), value: field.value, checked: field.checked, label: labelOf(field) });
       }
     });
-    screen.querySelectorAll("details[open]").forEach(function (details) { typed.open.push(foldKey(details)); });
-    if (focused && screen.contains(focused) && focused.name) {
+    screen.querySelectorAll("details[open]").forEach(function (details) {
+      var form = details.querySelector("form") || details.closest("form");
+      if (!(form && answered(formKey(form)))) typed.open.push(foldKey(details));
+    });
+    if (focused && screen.contains(focused) && focused.name && !answered(fieldKey(focused))) {
       typed.focus = { key: fieldKey(focused), caret: caret(focused) };
     }
     return typed;
@@ -260,8 +273,8 @@
     }
     var lost = dropped.map(function (was) { return was.label + " " + was.value; });
     if (lost.length) {
-      notice("Not kept: " + lost.join(", ") + ". The table changed on another device and that form is " +
-             "gone: type it again if it still applies.");
+      notice("Not kept: " + lost.join(", ") + ". The table changed and that form is gone: type " +
+             "it again if it still applies.");
     }
   }
 

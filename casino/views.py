@@ -73,9 +73,21 @@ def pages_for(user) -> list[dict]:
     return pages
 
 
+# What an htmx request is told when its screen is not one the user sees (any more): a dealer rotated,
+# on a break or at the end of the shift loses the table at once, and their tablet's next poll or tap
+# says so in place of the screen. Worded for an id that never existed too.
+NOT_SEEN = (
+    "This table or hand is not one you see now: a table leaves your screen when your shift there ends "
+    "(a rotation, a break), and a tap from here is not recorded."
+)
+
+
 def not_found(request, exception):
     """A 404: under /api/ as the API's own are, `{"detail": ...}` in JSON (an integrator's client reads
-    no HTML page), e.g. for an id that is not a number; elsewhere Django's page."""
+    no HTML page), e.g. for an id that is not a number; to an htmx request (a poll or a tap, swapped
+    in place of its screen) the sentence alone; elsewhere Django's page."""
     if request.path.startswith("/api/"):
         return JsonResponse({"detail": "Not found."}, status=404)
+    if getattr(request, "htmx", False):
+        return render(request, "_not_found.html", {"message": NOT_SEEN}, status=404)
     return defaults.page_not_found(request, exception)

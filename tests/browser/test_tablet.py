@@ -6,12 +6,13 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from casino.roles import DEALER
 from ledger.models import Account
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
 from tables.services import hand_settle, hand_start, seat_open
 from tables.services.players import player_create
-from tests.tables.conftest import TRAY_OPENING, deal_at, key, play, seat
+from tests.tables.conftest import TRAY_OPENING, deal_at, key, person, play, seat
 
 from .conftest import PORTRAIT
 
@@ -267,6 +268,33 @@ def test_a_second_tablet_sees_the_new_state_and_a_stale_one_is_told_to_refresh(r
     expect(stale.locator(".banner.stale")).to_contain_text("The hand has moved on. Refresh")
     expect(stale.locator(".prompt")).to_have_text("Next card: the dealer (deal).")
     assert recorded_cards(hand) == [(5, Receiver.SEAT, 1)]
+
+
+def test_a_dealer_rotated_mid_hand_is_told_on_her_tablet_and_the_next_dealer_goes_on(floor, people, tablet):
+    # found rotating a dealer mid-shoe: dana's next poll was answered 404 (the table is no longer
+    # hers to see) and htmx drew Django's "Not Found" page in place of the hand screen
+    rocket, dana, pete = floor["rocket"], people["dana"], people["pete"]
+    deal_at(rocket, dana, pete)
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat_player(page, 1, "Ann", 100)
+    page.get_by_role("button", name="Seat 1 bet up").click()
+    hand = start_hand(page)
+    key_card(page, 4)
+    dev = person("dev", DEALER)
+
+    deal_at(floor["blackstone"], dana, pete)  # rotated
+    deal_at(rocket, dev, pete)
+
+    expect(page.locator("#refused")).to_contain_text("a table leaves your screen when your shift there ends")
+    expect(page.get_by_text("Not Found")).to_have_count(0)
+    page.locator("#refused").get_by_role("link", name="Your tables").click()
+    expect(page.get_by_role("link", name=re.compile("Blackstone 1"))).to_be_visible()
+    relief = tablet("dev")
+    relief.goto(f"/tablet/hands/{hand.pk}/")
+    key_card(relief, 7)  # the dealer's card: the hand goes on from where dana left it
+    keyed = CardEvent.objects.filter(hand=hand).exclude(receiver=Receiver.DISCARD).order_by("seq")
+    assert [(card.rank, card.keyed_by.username) for card in keyed] == [(4, "dana"), (7, "dev")]
 
 
 def test_a_tap_whose_answer_was_lost_is_sent_again_by_the_tablet_and_recorded_once(rocket_hand_page):

@@ -20,10 +20,13 @@ from tables.models import (
     IdempotentRequest,
     Incident,
     SeatSession,
+    Shift,
     Shoe,
 )
 from tables.screens import hand_screen, table_screen
+from tables.selectors import open_shifts
 from tables.services import approval_decide, hand_settle, hand_start, seat_close, shift_start, shoe_start
+from tables.services.shifts import shift_end
 from tables.services.shoes import shoe_retire
 
 from .conftest import card, deal_at, decide, key, open_table, play, seat
@@ -369,6 +372,24 @@ def test_a_dealer_at_another_table_gets_404_and_writes_nothing(client, rocket_ha
     assert [r.status_code for r in responses] == [404, 404, 404, 404]
     assert "Rocket 1" not in page(responses[0]) and "Ann" not in page(responses[0])
     assert written() == before
+
+
+def test_a_tablet_whose_dealer_is_on_a_break_says_so_in_place_of_the_screen(client, rocket_hand, dana, pete):
+    # found rotating a dealer mid-shoe: her tablet's next poll got the 404 page and htmx drew it in
+    # place of the hand screen (Django's "Not Found", or its debug page), with no way back
+    shift_end(shift=open_shifts(dana).get(), by=pete, reason=Shift.Ended.BREAK)
+    before = written()
+
+    polled = client.get(hand_url(rocket_hand, "poll") + "?seq=0", HTTP_HX_REQUEST="true")
+    tapped = client.post(hand_url(rocket_hand, "card"), step(rocket_hand, rank=5), HTTP_HX_REQUEST="true")
+
+    for answer in (polled, tapped):
+        assert answer.status_code == 404
+        assert page(answer).strip().startswith('<section id="refused"')  # a fragment for the screen's place
+        assert "a table leaves your screen when your shift there ends" in page(answer)
+        assert "Rocket 1" not in page(answer) and "Ann" not in page(answer)
+    assert written() == before
+    assert "<html" in client.get(hand_url(rocket_hand)).content.decode()  # a page opened: the whole 404
 
 
 def test_an_auditor_may_look_but_not_deal(client, rocket_hand, ada):

@@ -94,7 +94,7 @@
       banner.id = "ahead-refused";
       banner.className = "banner error floating";  // over the screen: it moves no key (tablet.css)
       banner.setAttribute("role", "alert");
-      document.querySelector("#hand, #table").before(banner);  // beside the screen: the poll redraws it
+      document.querySelector("#hand, #table, #refused").before(banner);  // beside the screen: the poll redraws it
     }
     if (banner) banner.textContent = sentence;
     if (banner) banner.hidden = !sentence;

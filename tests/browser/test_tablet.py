@@ -10,7 +10,7 @@ from casino.roles import DEALER
 from ledger.models import Account
 from ledger.services import account_get
 from tables.models import CardEvent, Decision, Hand, Receiver, SeatSession
-from tables.services import hand_settle, hand_start, seat_open
+from tables.services import hand_settle, hand_start, seat_close, seat_open
 from tables.services.players import player_create
 from tests.tables.conftest import TRAY_OPENING, deal_at, key, person, play, seat
 
@@ -704,3 +704,27 @@ def test_the_answer_to_seating_a_player_keeps_the_next_seat_being_typed_and_the_
     expect(third.get_by_label("Or a description")).to_have_value("Cyrus")
     expect(page.get_by_label("Seat 1 bet", exact=True)).to_have_value("20")
     expect(page.locator("#ahead-refused")).to_have_count(0)
+
+
+def test_a_cash_out_left_open_stays_open_for_its_player_and_not_for_the_next_one(floor, people, tablet):
+    # a fold-out is carried over a redraw by its form, whose address names the seat's player: a Cash
+    # out left open for Ann must not be open, one tap from paying out, for Bob seated there since
+    rocket, dana = floor["rocket"], people["dana"]
+    deal_at(rocket, dana, people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat_player(page, 2, "Ann", 100)
+    seat = page.locator('article[aria-label="Seat 2"]')
+    seat.locator("summary", has_text="Cash out").click()
+    pay_out = seat.get_by_role("button", name=re.compile("^Pay out"))
+
+    redrawn_by_poll(page, lambda: seat_open(
+        table=rocket, seat=6, buy_in=40, player_name="Cy", by=dana, key=key()))
+    expect(page.locator('article[aria-label="Seat 6"] .player')).to_have_text("Cy")
+    expect(pay_out).to_be_visible()  # still Ann's
+
+    ann = SeatSession.objects.get(seat__table=rocket, seat__number=2, ended_at=None)
+    seat_close(session=ann, by=dana, key=key())
+    seat_open(table=rocket, seat=2, buy_in=40, player_name="Bob", by=dana, key=key())
+    expect(seat.locator(".player")).to_have_text("Bob")
+    expect(pay_out).to_be_hidden()

@@ -213,9 +213,12 @@
     return formKey(field.form) + field.name + "|" + (field.type === "radio" ? field.value : "");
   }
 
+  // A fold-out by the form it holds (or lies in), whose address names the seat's player: opened for
+  // one player, it does not open for the next one seated there (a Cash out left open must not pay
+  // out someone else).
   function foldKey(details) {
-    var region = details.parentElement.closest("[aria-label]");
-    return (region ? region.getAttribute("aria-label") : "") + "|" + details.querySelector("summary").textContent.trim();
+    var form = details.querySelector("form") || details.closest("form");
+    return formKey(form) + details.querySelector("summary").textContent.trim();
   }
 
   function typedOn(screen, sent) {
@@ -229,8 +232,7 @@
       }
     });
     screen.querySelectorAll("details[open]").forEach(function (details) {
-      var form = details.querySelector("form") || details.closest("form");
-      if (!(form && answered(formKey(form)))) typed.open.push(foldKey(details));
+      if (!answered(foldKey(details))) typed.open.push(foldKey(details));
     });
     if (focused && screen.contains(focused) && focused.name && !answered(fieldKey(focused))) {
       typed.focus = { key: fieldKey(focused), caret: caret(focused) };

@@ -59,16 +59,20 @@ from .permissions import ChangesTheSettings, DealsAtTheTable, SupervisesTheTable
 from .queries import QUERY_REFUSAL
 
 DEVICE_MAX_LENGTH = CardEvent._meta.get_field("device").max_length
+KEY_SENT_TWICE = (
+    "Send one Idempotency-Key header, and no comma in it: two headers arrive joined by a comma "
+    '("A,B"), and which one is the change\'s key cannot be told. Nothing was done.'
+)
 
 CHANGE_HEADERS = [
     OpenApiParameter(
         "Idempotency-Key",
-        {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH},
+        {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": "^[^,]+$"},
         OpenApiParameter.HEADER,
         required=True,
-        description=f"1 to {MAX_KEY_LENGTH} characters, new for every change (a UUID); send the same "
-        "key again to retry a request whose answer was lost: the first answer comes back, nothing "
-        "is done twice.",
+        description=f"1 to {MAX_KEY_LENGTH} characters without a comma, sent once, new for every change "
+        "(a UUID); send the same key again to retry a request whose answer was lost: the first answer "
+        "comes back, nothing is done twice.",
     ),
     OpenApiParameter(
         "X-Device",
@@ -113,7 +117,13 @@ class NotAdmitted(Exception):
 
 
 def idempotency_key(request) -> str:
+    """The change's key. A header sent twice reaches us as one, its values joined by a comma (WSGI
+    and every proxy merge them so), and applying "A,B" would apply the change under a third key
+    that a retry with A or B alone would not find: the change could be done twice. A key holds no
+    comma, so such a header is refused, naming it."""
     key = request.headers.get("Idempotency-Key", "").strip()
+    if "," in key:
+        raise ValidationError({"Idempotency-Key": [KEY_SENT_TWICE]})
     if not 1 <= len(key) <= MAX_KEY_LENGTH:
         raise ValidationError(
             {

@@ -87,6 +87,20 @@ def test_a_change_without_an_idempotency_key_is_refused(as_dana, rocket):
     assert records() == before
 
 
+def test_an_idempotency_key_header_sent_twice_is_refused_naming_it(as_dana, rocket):
+    # Two headers reach the app as one, joined by a comma (runserver, gunicorn and proxies alike):
+    # applied under "first,second", a retry under "first" alone would seat the player again.
+    before = records()
+
+    body = {"seat": 2, "buy_in": 300}
+    response = as_dana.change(f"/api/tables/{rocket.pk}/seats/", body, key="first,second")
+
+    assert response.status_code == 400
+    (said,) = response.json()["Idempotency-Key"]
+    assert list(response.json()) == ["Idempotency-Key"] and said.startswith("Send one Idempotency-Key header")
+    assert records() == before
+
+
 def test_a_taken_seat_is_refused_with_the_reason_and_writes_nothing(ann, as_dana, rocket):
     before = records()
 

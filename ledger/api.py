@@ -10,7 +10,6 @@ from django.db.models import Prefetch, QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.routers import SimpleRouter
 from rest_framework.viewsets import ReadOnlyModelViewSet
@@ -18,6 +17,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 from ledger.models import Account, Posting, Transaction
 from ledger.services import with_balances
 from tables.api.permissions import ReadsTheLedger
+from tables.api.queries import Pages
 from tables.api.serializers import MAX_BIGINT, DetailSerializer, QuerySerializer
 from tables.selectors import in_casinos_seen, sees_every_table, tables_visible_to
 
@@ -25,7 +25,7 @@ PAGE_SIZE = 100  # a gaming day at a busy table is a few hundred transactions: a
 MAX_PAGE_SIZE = 1000
 
 
-class LedgerPage(PageNumberPagination):
+class LedgerPage(Pages):
     page_size = PAGE_SIZE
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE

@@ -16,7 +16,6 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -26,7 +25,7 @@ from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import casino_records_seen, reports_seen
 from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
 from reports.services.master_game import adjustments_of
-from tables.api.queries import QUERY_REFUSAL
+from tables.api.queries import QUERY_REFUSAL, Pages
 from tables.api.serializers import RequestSerializer
 from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
 from tables.models import Casino
@@ -92,7 +91,7 @@ class StartSerializer(RequestSerializer):
     )
 
 
-class ReportPage(PageNumberPagination):
+class ReportPage(Pages):
     page_size = PAGE_SIZE
 
 

@@ -13,7 +13,9 @@ from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.plumbing import build_parameter_type
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
+from rest_framework.pagination import PageNumberPagination
 
 from .serializers import QuerySerializer
 
@@ -50,6 +52,25 @@ def paging(view) -> list[str]:
     if paginator is None:
         return []
     return [parameter["name"] for parameter in paginator.get_schema_operation_parameters(view)]
+
+
+class Pages(PageNumberPagination):
+    """DRF's pages, the base of every paged list's (the ledger's, the reports'), with `?page=` read
+    as the filters are: a malformed page (`abc`, `0`, `-1`, `1.5`, or empty) is a 400 naming `page`,
+    where DRF answered 404 as if the list had no such page, and a script could not tell its own
+    mistake from the end of the list. A well-formed page past the end is still 404: the list ended
+    before it (a script paging on until a 404 keeps working); `last` is the last page, as DRF has it."""
+
+    invalid_page_message = "There is no page {page_number}: the list ends before it."
+
+    def get_page_number(self, request, paginator):
+        given = request.query_params.get(self.page_query_param)
+        if given is None or given in self.last_page_strings:
+            return super().get_page_number(request, paginator)
+        if not (given.isascii() and given.isdigit() and given.strip("0")):  # not int(): a 5,000-digit page
+            said = f'A page is a whole number from 1 (or "last"), not {given[:40]!r}.'
+            raise ValidationError({self.page_query_param: [said]})
+        return given  # Django's paginator reads it; past the end it is our 404
 
 
 class QueryParametersSchema(OpenApiFilterExtension):

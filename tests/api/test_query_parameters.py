@@ -123,3 +123,27 @@ def test_the_schema_documents_every_lists_parameters_and_its_refusal(client):
         documented = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
         assert documented == set(LISTS[path][0]), path
         assert "400" in operation["responses"], path
+
+
+PAGED_LISTS = [url for url, (taken, _) in LISTS.items() if "page" in taken]
+
+
+@pytest.mark.parametrize("url", PAGED_LISTS)
+@pytest.mark.parametrize("page", ["abc", "0", "-1", "1.5", "", "٣"])
+def test_a_malformed_page_is_refused_naming_it_not_answered_as_a_page_not_found(url, page, as_ada):
+    # DRF answered 404 "Invalid page." for `?page=abc`, as for a page past the end: a script could
+    # not tell its own mistake from the end of the list.
+    answer = as_ada.get(url, {"page": page})
+
+    assert answer.status_code == 400, answer.content
+    assert answer.json() == {"page": [f'A page is a whole number from 1 (or "last"), not {page!r}.']}
+
+
+@pytest.mark.parametrize("url", PAGED_LISTS)
+def test_a_page_past_the_end_is_not_found_and_the_last_page_is_there(url, as_ada):
+    past = as_ada.get(url, {"page": "99"})
+    last = as_ada.get(url, {"page": "last"})
+
+    assert past.status_code == 404
+    assert past.json() == {"detail": "There is no page 99: the list ends before it."}
+    assert last.status_code == 200

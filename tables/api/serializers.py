@@ -50,10 +50,16 @@ class RequestSerializer(serializers.Serializer):
     used to answer 200 as if it had been sent right, and the value meant was lost. The refusal
     comes with the body's other mistakes, before any service runs, so nothing is written and no
     idempotency key is claimed: a retry that sends the field again is refused again. A change that
-    takes no body reads it with `NoBodySerializer`."""
+    takes no body reads it with `NoBodySerializer`.
+
+    A form-encoded body (the reports' and the rating slips' endpoints take one) may give a field
+    twice (`kind=a&kind=b`), which DRF reads as its last value, the first dropped without a word:
+    refused too, naming the field, as JSON's key written twice is (`tables/api/parsers.py`). A list
+    field (`ListField`) takes its values so, one each time."""
 
     unknown_field = "Not a field of this request; the fields are {fields}."
     no_field = "This request takes no fields."
+    repeated = "Give this field once: given twice, which of its values is meant cannot be told."
     transport = TRANSPORT_FIELDS
 
     def to_internal_value(self, data):
@@ -71,7 +77,16 @@ class RequestSerializer(serializers.Serializer):
             return {}  # DRF refuses a body that is no object, naming what it is
         fields = self.taken()
         said = self.unknown_field.format(fields=", ".join(fields)) if fields else self.no_field
-        return dict.fromkeys(sorted(set(data) - set(fields) - self.transport), [said])
+        refused = dict.fromkeys(sorted(set(data) - set(fields) - self.transport), [said])
+        return {**refused, **dict.fromkeys(self.given_twice(data, refused), [self.repeated])}
+
+    def given_twice(self, data, refused: dict) -> list[str]:
+        """The fields of a form's body (or a query string) given more than once: a QueryDict keeps
+        them all, a parsed JSON body cannot hold a key twice."""
+        if not hasattr(data, "getlist"):
+            return []
+        many = [name for name, field in self.fields.items() if isinstance(field, serializers.ListField)]
+        return [name for name in data if name not in {*refused, *many} and len(data.getlist(name)) > 1]
 
     def taken(self) -> list[str]:
         """The names the request takes, in the order the refusal lists them."""
@@ -108,14 +123,12 @@ class QuerySerializer(RequestSerializer):
     blank = "Give this parameter a value, or leave it out: a list is not narrowed by nothing."
 
     def unknown_fields(self, data) -> dict[str, list[str]]:
-        # A parameter given twice (`?table=1&table=2`) would be read as its last value alone, the
-        # first dropped without a word, as a misspelt one was; a filter given empty (`?table=`, a
-        # client's variable left unset) as not given at all, and the whole list came back as if
-        # narrowed to one table.
+        # A parameter given twice (`?table=1&table=2`) is refused as a form's field is (the base
+        # class); a filter given empty (`?table=`, a client's variable left unset) would be read as
+        # not given at all, and the whole list came back as if narrowed to one table.
         refused = super().unknown_fields(data)
-        twice = [name for name in data if name not in refused and len(data.getlist(name)) > 1]
-        empty = [name for name in data if name in self.fields and name not in twice and data[name] == ""]
-        return {**refused, **dict.fromkeys(twice, [self.repeated]), **dict.fromkeys(empty, [self.blank])}
+        empty = [name for name in data if name in self.fields and name not in refused and data[name] == ""]
+        return {**refused, **dict.fromkeys(empty, [self.blank])}
 
     @property
     def transport(self) -> frozenset:

@@ -208,3 +208,28 @@ def test_a_form_post_may_carry_the_csrf_token_in_its_body(api_floor, pete):
     answer = client.post("/api/reports/days/adjust/", body, HTTP_IDEMPOTENCY_KEY=new_key())
 
     assert answer.status_code == 400 and "is not closed" in answer.json()["detail"]  # the service's answer
+
+
+@pytest.mark.parametrize(
+    "url, form",
+    [
+        ("/api/reports/days/adjust/", "casino={casino}&casino={casino}0&day={today}"),
+        ("/api/reports/", "kind=statistics&kind=house_edge"),
+    ],
+)
+def test_a_form_field_given_twice_is_refused_naming_it_not_read_as_its_last_value(url, form, api_floor, pete):
+    """A form-encoded body keeps every value of a field; DRF read the last one, and the first, maybe
+    the one meant (casino 1 rather than casino 10), was dropped without a word."""
+    records, _ = api_floor
+    client = Client()
+    client.force_login(pete)
+    before = snapshot()
+
+    form_type = "application/x-www-form-urlencoded"
+    answer = client.post(url, form.format(**records), content_type=form_type, HTTP_IDEMPOTENCY_KEY=new_key())
+
+    assert answer.status_code == 400
+    assert answer.json()["kind" if "kind" in form else "casino"] == [
+        "Give this field once: given twice, which of its values is meant cannot be told."
+    ]
+    assert written(before, snapshot()) in ([], ["django_session"])  # a signed-in page keeps its session

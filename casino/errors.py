@@ -16,7 +16,13 @@ class DomainError(Exception):
 
 
 class Conflict(DomainError):
-    """Someone else changed the record first (a stale screen or a racing tablet)."""
+    """The request is well formed, but the record it acts on has moved on: a stale screen or a
+    racing tablet (the hand is past `expected_seq`), or the record already went through the step
+    asked for, or past it (a request already decided, a player already cashed out, a box already
+    counted, a hand already settled, a day already closed). The same request would have been taken
+    a moment earlier; the client refreshes and decides again. A request the rules refuse whatever
+    the moment (an illegal move, a bet off the limits, a seat someone else sits in) stays a
+    `DomainError` (400). docs/api.md, "Errors"."""
 
     status = 409
 

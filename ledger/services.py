@@ -16,7 +16,7 @@ from django.db.models import OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from casino.compiled import Compiled, insert_returning, inserts_sent, pipeline, save_field_each
-from casino.errors import DomainError
+from casino.errors import Conflict, DomainError
 from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock, chain_name
 from ledger.models import Account, Chain, Posting, Transaction
@@ -46,6 +46,10 @@ class Line:
 
 class LedgerError(DomainError):
     """The ledger refuses a post; nothing was written."""
+
+
+class AlreadyReversed(LedgerError, Conflict):
+    """The transaction was reversed already (409: a second approver was a moment late)."""
 
 
 class OverdrawError(LedgerError):
@@ -255,7 +259,7 @@ def ledger_reverse(
     with db_transaction.atomic():
         Chain.objects.select_for_update(no_key=True).filter(pk=transaction.chain_id).get()
         if Transaction.objects.filter(reverses=transaction).exists():
-            raise LedgerError(f"Transaction {transaction.pk} has already been reversed.")
+            raise AlreadyReversed(f"Transaction {transaction.pk} has already been reversed.")
         postings = transaction.postings.select_related("account").order_by("id")
         return ledger_post(
             lines=[Line(account=p.account, amount=-p.amount, reason=p.reason) for p in postings] + [*instead],

@@ -26,7 +26,7 @@ from datetime import date, timedelta
 from functools import partial
 
 from casino.audit import audit_record
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
@@ -65,7 +65,7 @@ def _close(casino: Casino, day: date, by, signature: SignatureGiven, device: str
     chain_lock(casino=casino)
     done = GamingDayClose.objects.filter(casino=casino, day=day).select_related("signed_by").first()
     if done is not None:
-        raise DomainError(
+        raise Conflict(
             f"Gaming day {day} of {casino} was closed already, by {done.signed_by} "
             f"at {done.at:%Y-%m-%d %H:%M}."
         )

@@ -5,7 +5,7 @@ from functools import partial
 from django.utils import timezone
 
 from casino.audit import audit_record
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.seals import seal
 from reports.models import Investigation
@@ -40,7 +40,7 @@ def _close(investigation_id: int, findings: str, by) -> dict:
         raise DomainError("Write what the investigation found before closing it.")
     investigation = Investigation.objects.select_for_update().get(pk=investigation_id)
     if investigation.status == Investigation.Status.CLOSED:
-        raise DomainError("This investigation is already closed.")
+        raise Conflict("This investigation is already closed.")
     investigation.status = Investigation.Status.CLOSED
     investigation.findings = findings
     investigation.closed_by = by

@@ -22,9 +22,7 @@ from tables.selectors import tables_visible_to
 from tables.services import shift_end, shift_rotate, shift_start
 
 from . import serializers as s
-from .views import CHANGE_HEADERS, LIST_REFUSALS, READ_REFUSALS, idempotency_key, parsed, refusals
-
-SHIFT_REFUSALS = refusals(400, 401, 403, 409)
+from .views import CHANGE_HEADERS, CHANGE_REFUSALS, LIST_REFUSALS, READ_REFUSALS, idempotency_key, parsed
 
 
 def your_table(user, table_id: int) -> Table:
@@ -77,7 +75,7 @@ class ShiftViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericView
     @extend_schema(
         summary="Put a dealer on a table (or a pit manager in a pit)",
         request=s.ShiftStartSerializer,
-        responses={201: s.ShiftSerializer, **SHIFT_REFUSALS},
+        responses={201: s.ShiftSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     def create(self, request):
@@ -90,7 +88,7 @@ class ShiftViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericView
     @extend_schema(
         summary="Rotate the dealer to another table: this shift ends, the next starts at once",
         request=s.ShiftRotateSerializer,
-        responses={201: s.ShiftSerializer, **SHIFT_REFUSALS},
+        responses={201: s.ShiftSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
@@ -104,7 +102,7 @@ class ShiftViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericView
     @extend_schema(
         summary="Send the dealer on a break (the shift ends)",
         request=s.ShiftTimeSerializer,
-        responses={200: s.ShiftSerializer, **SHIFT_REFUSALS},
+        responses={200: s.ShiftSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"], url_path="break")
@@ -114,7 +112,7 @@ class ShiftViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, GenericView
     @extend_schema(
         summary="End the shift",
         request=s.ShiftTimeSerializer,
-        responses={200: s.ShiftSerializer, **SHIFT_REFUSALS},
+        responses={200: s.ShiftSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])

@@ -99,15 +99,15 @@ def refusals(*codes: int) -> dict[int, OpenApiResponse]:
         ),
         409: OpenApiResponse(
             s.DetailSerializer,
-            description="The hand has moved on since `expected_seq`: refresh and decide again; "
-            "nothing written.",
+            description="The record has moved on: the hand since `expected_seq`, or the record already "
+            "went through this step or past it (a request decided, a player cashed out, a box counted, "
+            "a hand settled): refresh and decide again; nothing written.",
         ),
     }
     return {code: known[code] for code in codes}
 
 
-CHANGE_REFUSALS = refusals(400, 401, 403)
-HAND_REFUSALS = refusals(400, 401, 403, 409)
+CHANGE_REFUSALS = refusals(400, 401, 403, 409)
 READ_REFUSALS = refusals(401, 403)
 LIST_REFUSALS = {**QUERY_REFUSAL, **READ_REFUSALS}
 
@@ -320,7 +320,7 @@ class TableViewSet(TableAPI, mixins.ListModelMixin):
     @extend_schema(
         summary="A card read by a card-reading shoe: recorded on the table's open hand",
         request=s.TableCardSerializer,
-        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        responses={201: s.HandScreenSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
@@ -404,7 +404,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     @extend_schema(
         summary="Record the card that left the shoe for whoever is due one",
         request=s.CardSerializer,
-        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        responses={201: s.HandScreenSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
@@ -417,7 +417,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     @extend_schema(
         summary="Record the decision of the seat due to act",
         request=s.DecisionSerializer,
-        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        responses={201: s.HandScreenSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
@@ -437,7 +437,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
         "Anything older is put right by voiding the hand. A refused signature is a 403 and counts "
         "towards the signer's lockout.",
         request=s.CardCorrectionSerializer,
-        responses={201: s.HandScreenSerializer, **HAND_REFUSALS},
+        responses={201: s.HandScreenSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"], url_path="card-corrections")
@@ -456,7 +456,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
         description="Posts the settlement and closes the hand, or, when a payout is above the table's "
         'threshold, leaves it "awaiting_approval" with a payout request for the pit.',
         request=s.ExpectedSeqSerializer,
-        responses={200: s.HandScreenSerializer, **HAND_REFUSALS},
+        responses={200: s.HandScreenSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])
@@ -469,7 +469,7 @@ class HandViewSet(TableAPI, mixins.RetrieveModelMixin):
     @extend_schema(
         summary="Ask the pit to void the hand (a misdeal)",
         request=s.VoidRequestSerializer,
-        responses={201: s.ApprovalSerializer, **HAND_REFUSALS},
+        responses={201: s.ApprovalSerializer, **CHANGE_REFUSALS},
         parameters=CHANGE_HEADERS,
     )
     @action(detail=True, methods=["post"])

@@ -16,7 +16,7 @@ from functools import partial
 from django.utils import timezone
 
 from casino.audit import audit_record
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Transaction
 from ledger.seals import seal
@@ -109,8 +109,10 @@ def _correction_request(transaction_id, by, reason: str, taken: int | None) -> d
     original = Transaction.objects.select_related("table").get(pk=transaction_id)
     if original.table is None:
         raise DomainError("Only a table's transactions are corrected here; the cage corrects its own.")
-    if original.reverses_id or Transaction.objects.filter(reverses=original).exists():
-        raise DomainError("That transaction is a reversal or has been reversed already.")
+    if original.reverses_id:
+        raise DomainError("That transaction is a reversal: correct the transaction it reverses instead.")
+    if Transaction.objects.filter(reverses=original).exists():
+        raise Conflict("That transaction has been reversed already.")
     if original.hand_id and Hand.objects.filter(pk=original.hand_id, status__in=Hand.OPEN).exists():
         # Reversing a bet under a hand in play left the hand unable to settle or be voided.
         raise DomainError(
@@ -165,7 +167,7 @@ def _decide(request_id: int, by, approve: bool, reason: str, secret: str, device
 def _withdraw(request_id: int, by, reason: str, device: str) -> dict:
     request = _lock_request(request_id)
     if request.status != ApprovalRequest.Status.PENDING:
-        raise DomainError(f"This request was already {request.get_status_display().lower()}.")
+        raise Conflict(f"This request was already {request.get_status_display().lower()}.")
     if by.pk != request.requested_by_id:
         raise NotAllowed("Only the member of staff who asked may withdraw this request.")
     if not reason.strip():
@@ -228,7 +230,7 @@ def _close(
 
 def _check_decider(request: ApprovalRequest, by, approve: bool, reason: str) -> None:
     if request.status != ApprovalRequest.Status.PENDING:
-        raise DomainError(f"This request was already {request.get_status_display().lower()}.")
+        raise Conflict(f"This request was already {request.get_status_display().lower()}.")
     if by.pk == request.requested_by_id:
         raise NotAllowed("You asked for this: another pit manager must decide it.")
     if not user_can_supervise(by, request.table):

@@ -12,7 +12,7 @@ from functools import partial
 
 from casino.audit import audit_record
 from casino.compiled import Compiled
-from casino.errors import DomainError
+from casino.errors import Conflict, DomainError
 from casino.limits import MAX_AMOUNT
 from casino.models import AuditEvent
 from ledger.models import Account
@@ -150,10 +150,10 @@ def _check_order(table: Table, kind: str, last: TableCount | None) -> None:
     if kind not in TableCount.Kind.values:
         raise DomainError(f"A count opens or closes a table, not {kind!r}.")
     if kind == TableCount.Kind.OPENER and last is not None and last.kind == TableCount.Kind.OPENER:
-        raise DomainError(f"{table} is already open: count it to close it first.")
+        raise Conflict(f"{table} is already open: count it to close it first.")
     if kind == TableCount.Kind.CLOSER:
         if last is None or last.kind == TableCount.Kind.CLOSER:
-            raise DomainError(f"{table} is not open.")
+            raise Conflict(f"{table} is not open.")
         if Hand.objects.filter(table=table, status__in=Hand.OPEN).exists():
             raise DomainError(f"{table} has a hand in play: settle or void it before closing.")
         seated = SeatSession.objects.filter(seat__table=table, ended_at=None).count()

@@ -27,7 +27,7 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from ledger.models import Account, Posting, Transaction
 from ledger.seals import seal
 from ledger.services import Line, account_get, ledger_post
@@ -142,7 +142,7 @@ def _custody_step(box_id: int, step: str, by, device: str) -> dict:
     table = _lock_table(box.table_id, by)
     done = set(box.custody.values_list("step", flat=True))
     if step in done:
-        raise DomainError(f"{box} is already {Step(step).label.lower()}.")
+        raise Conflict(f"{box} is already {Step(step).label.lower()}.")
     if step == Step.REMOVED and table_is_open(table) and drop_box_attached(table) == box:
         raise DomainError(
             f"{table} is open: close it with its closing count first, or attach its next box to "
@@ -162,7 +162,7 @@ def _count(box_id: int, denominations: dict, by, device: str) -> dict:
     if not box.custody.filter(step=Step.DELIVERED).exists():
         raise DomainError(f"{box} has not been delivered to the count room: it is counted there.")
     if CountedDrop.objects.filter(box=box).exists():
-        raise DomainError(f"{box} is already counted.")
+        raise Conflict(f"{box} is already counted.")
     last = box.counts.order_by("-round", "-counter").first()
     if last is not None and last.counter == DropCount.Counter.FIRST:
         if last.by_id == by.pk:

@@ -321,8 +321,8 @@ def lock_hand(
         hand = hand_records(records_kept(hands[0], records))  # the rare kinds too, if it has any
     if with_shoe:
         shoe_deck_of(hand)  # a recycle of this hand's is its shoe's deck, before the deck is dealt out
-    if hand.status not in statuses:
-        raise HandError(
+    if hand.status not in statuses:  # settled, voided or awaiting the pit since: the hand moved on
+        raise Conflict(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
         )
     if expected_seq is not None and hand.seq != expected_seq:

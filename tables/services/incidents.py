@@ -14,7 +14,7 @@ from functools import partial
 from django.db import transaction
 from django.db.models import QuerySet
 
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from ledger.models import Chain
 from ledger.seals import seal
 from reports.models import CountRules
@@ -97,7 +97,7 @@ def _acknowledge(incident_id: int, findings: str, by, device: str) -> dict:
     if len(findings) > FINDINGS_MAX_LENGTH:
         raise DomainError(f"Findings have at most {FINDINGS_MAX_LENGTH:,} characters.")
     if IncidentFinding.objects.filter(incident=incident).exists():
-        raise DomainError("This incident is already acknowledged.")
+        raise Conflict("This incident is already acknowledged.")
     finding = IncidentFinding.objects.create(incident=incident, findings=findings, by=by, device=device)
     seal(finding, table=table, event="acknowledged")
     return {"finding": finding.pk}

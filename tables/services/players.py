@@ -23,7 +23,7 @@ from django.db.models import Sum
 
 from casino.audit import audit_record
 from casino.compiled import Compiled, insert_returning
-from casino.errors import DomainError
+from casino.errors import Conflict, DomainError
 from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
@@ -125,7 +125,7 @@ def player_merge(*, duplicate: Player, into: Player, by) -> Player:
     if duplicate.casino_id != into.casino_id:
         raise PlayerError("Players of two casinos cannot be merged.")
     if duplicate.merged_into_id is not None:
-        raise PlayerError(f"{duplicate} is already merged into {duplicate.resolved()}.")
+        raise Conflict(f"{duplicate} is already merged into {duplicate.resolved()}.")
     if duplicate.pk == into.pk:
         raise PlayerError("A player cannot be merged into itself.")
     _check_one_slip(duplicate, into)

@@ -23,7 +23,7 @@ from functools import partial
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from casino.errors import DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed
 from ledger.seals import seal
 from tables.models import Hand, Player, RatingSlip, RatingSlipEvent, SeatSession, Table
 from tables.ratings import (
@@ -180,8 +180,8 @@ def _table_of(slip: RatingSlip) -> int:
 
 def _step(slip, kind, by, device, *, allowed_from, refusal) -> dict:
     state = _locked_state(slip, by)
-    if state.kind not in allowed_from:
-        raise RatingSlipError(refusal)
+    if state.kind not in allowed_from:  # paused, resumed or closed already: the slip moved on
+        raise Conflict(refusal)
     if kind == Kind.RESUMED and state.session.ended_at is not None:
         raise RatingSlipError("The player has left that seat: move the slip to their new seat or close it.")
     _record(slip, kind, state.session, by, device)

@@ -14,7 +14,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from casino.compiled import Compiled
-from casino.errors import DomainError
+from casino.errors import Conflict, DomainError
 from casino.limits import amount_check
 from ledger.chain import chain_lock_ahead
 from ledger.models import Account, Transaction
@@ -306,7 +306,7 @@ def _lock_open_session(session_id: int) -> SeatSession:
     if session is None:
         raise SeatSession.DoesNotExist(f"There is no seat session {session_id}.")
     if session.ended_at is not None:
-        raise SeatError(f"{session.seat}: that player has already cashed out.")
+        raise Conflict(f"{session.seat}: that player has already cashed out.")
     return session
 
 

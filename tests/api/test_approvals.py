@@ -105,3 +105,16 @@ def test_a_retried_approval_answers_the_same_and_reverses_once(void_asked, as_pe
 
     assert (again.status_code, again.json()) == (first.status_code, first.json())
     assert records() == before
+
+
+@pytest.mark.parametrize("then", ["approve", "reject"])
+def test_a_request_decided_already_is_a_conflict_not_a_malformed_request(then, void_asked, as_pete):
+    # Well formed, and taken a moment earlier: the request moved on (409, as a stale hand), where it
+    # answered 400 as if the client had sent something wrong. docs/api.md, "Errors".
+    as_pete.change(f"/api/approvals/{void_asked['id']}/approve/", {"reason": "Seen on camera"})
+    before = records()
+
+    late = as_pete.change(f"/api/approvals/{void_asked['id']}/{then}/", {"reason": "Play on"})
+
+    assert (late.status_code, late.json()) == (409, {"detail": "This request was already approved."})
+    assert records() == before

@@ -77,10 +77,11 @@ def test_a_refusal_at_the_table_a_slip_moved_to_does_not_name_it(ann_seated, as_
     assert RatingSlipEvent.objects.count() == events
 
 
-def test_a_step_out_of_order_is_a_400_and_writes_nothing(ann_seated, as_dana):
+def test_a_step_out_of_order_is_a_409_and_writes_nothing(ann_seated, as_dana):
+    # The slip is running: it went past "paused" (or never was), a conflict with its state.
     slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
     answer = as_dana.change(f"/api/rating-slips/{slip['id']}/resume/")
-    assert answer.status_code == 400 and "paused" in answer.json()["detail"]
+    assert answer.status_code == 409 and "paused" in answer.json()["detail"]
     assert RatingSlipEvent.objects.count() == 1
 
 

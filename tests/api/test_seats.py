@@ -55,6 +55,19 @@ def test_a_seated_player_buys_more_and_cashes_out(ann, as_dana):
     assert as_dana.get(f"/api/seat-sessions/{session}/").json() == gone.json()
 
 
+def test_a_second_cash_out_under_a_new_key_is_a_conflict(ann, as_dana):
+    # Two tablets (or a retry under a fresh key): the player is gone, the request itself was fine.
+    session = ann.json()["id"]
+    as_dana.change(f"/api/seat-sessions/{session}/cash-out/")
+    before = records()
+
+    again = as_dana.change(f"/api/seat-sessions/{session}/cash-out/")
+
+    assert again.status_code == 409
+    assert again.json()["detail"].endswith("seat 2: that player has already cashed out.")
+    assert records() == before
+
+
 def test_a_malformed_seat_names_the_fields_and_writes_nothing(as_dana, rocket):
     before = records()
 

@@ -100,7 +100,7 @@ def test_two_pit_managers_reversing_at_once_make_one_correction(table, cage, dan
     outcomes = race(2, lambda i: ledger_reverse(transaction=original, reason="Miscounted", by=dana,
                                                 approved_by=approvers[i]))
 
-    assert sorted(type(o).__name__ for o in outcomes) == ["LedgerError", "Transaction"], outcomes
+    assert sorted(type(o).__name__ for o in outcomes) == ["AlreadyReversed", "Transaction"], outcomes
     assert "already been reversed" in next(o.message for o in outcomes if isinstance(o, LedgerError))
     assert Transaction.objects.filter(reverses=original).count() == 1
     assert Account.objects.get(pk=tray.pk).balance == 0

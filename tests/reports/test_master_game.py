@@ -206,7 +206,7 @@ def test_the_api_closes_a_day_once_and_lists_it(client, counted_day, day_table, 
 
     assert response.status_code == 201 and again.json()["id"] == response.json()["id"]
     assert response.json()["signed_by"] == "pete" and "secret" not in response.json()
-    assert other.status_code == 400 and "was closed already" in other.json()["detail"]
+    assert other.status_code == 409 and "was closed already" in other.json()["detail"]
     [listed] = client.get("/api/reports/days/").json()["results"]
     assert listed["day"] == today().isoformat() and listed["later"] == []
 

@@ -592,12 +592,12 @@ def test_wrong_witness_passwords_on_one_tablet_leave_the_witness_free_to_sign_on
     assert signed.status_code == 302 and TableCount.objects.get(table=to_open).slip.signatures.count() == 2
 
 
-def test_closing_a_table_that_is_not_open_is_a_400_with_the_reason(to_open, dana):
+def test_closing_a_table_that_is_not_open_is_a_409_with_the_reason(to_open, dana):
     before = written()
     response = signed_in(dana).post(
         f"/pit/tables/{to_open.pk}/count/", {**count_post(c100=100), "kind": "closer"}
     )
-    assert response.status_code == 400 and "Rocket 2 is not open." in response.content.decode()
+    assert response.status_code == 409 and "Rocket 2 is not open." in response.content.decode()
     assert written() == before
 
 

@@ -96,7 +96,7 @@ def test_a_step_the_slip_cannot_take_is_refused_and_writes_nothing(client, lee):
     client.post(start_url(lee), {"key": key()})
     slip = RatingSlip.objects.get()
     answer = step(client, slip, "resume", **HTMX)
-    assert answer.status_code == 400
+    assert answer.status_code == 409
     assert "Only a paused slip can be resumed." in answer.content.decode()
     assert kinds(slip) == ["started"]
     assert step(client, slip, "jump").status_code == 400  # not a step: the form says so

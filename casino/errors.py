@@ -27,6 +27,11 @@ class Conflict(DomainError):
     status = 409
 
 
+class StaleScreen(Conflict):
+    """The hand moved on past the step the sender's screen shows (`expected_seq`): the tablet
+    answers it with its own "refresh" banner rather than the sentence."""
+
+
 class NotAllowed(DomainError):
     """The user may not do this here."""
 

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 from django_htmx.http import HttpResponseClientRedirect
 
-from casino.errors import Conflict, DomainError, NotAllowed
+from casino.errors import Conflict, DomainError, NotAllowed, StaleScreen
 from casino.web import FreshKeys, KeyedForm, Pages, device, fetch_direct, fetch_seen, seen, version
 from tables import forms
 from tables.models import ApprovalRequest, Hand, RatingSlip, SeatSession, Shoe, Table
@@ -117,9 +117,12 @@ def table_answer(request: HttpRequest, table: Table) -> HttpResponse:
 
 
 def hand_failed(request, hand: Hand, error: DomainError, form) -> HttpResponse:
-    if isinstance(error, Conflict):
+    if isinstance(error, StaleScreen):
         return render_hand(request, hand, error=STALE, stale=True, status=error.status)
-    return render_hand(request, hand, error=error.message, status=error.status)
+    # Any other conflict (the hand settled or voided since, a request decided already): its
+    # sentence, with the Refresh the screen needs.
+    stale = isinstance(error, Conflict)
+    return render_hand(request, hand, error=error.message, stale=stale, status=error.status)
 
 
 def hand_answer(request: HttpRequest, hand: Hand) -> HttpResponse:

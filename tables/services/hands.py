@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from casino.audit import audit_record
 from casino.compiled import Compiled, insert_returning, pipeline, save_fields
-from casino.errors import Conflict, DomainError
+from casino.errors import Conflict, DomainError, StaleScreen
 from casino.limits import shown
 from casino.models import AuditEvent
 from ledger.chain import (
@@ -326,7 +326,7 @@ def lock_hand(
             f"Hand {hand.number} is {hand.get_status_display().lower()}; nothing more can be recorded."
         )
     if expected_seq is not None and hand.seq != expected_seq:
-        raise Conflict(
+        raise StaleScreen(
             f"Hand {hand.number} has moved on (your screen shows step {expected_seq}, it is at step "
             f"{hand.seq}). Refresh the screen."
         )

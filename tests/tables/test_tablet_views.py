@@ -25,7 +25,15 @@ from tables.models import (
 )
 from tables.screens import hand_screen, table_screen
 from tables.selectors import open_shifts
-from tables.services import approval_decide, hand_settle, hand_start, seat_close, shift_start, shoe_start
+from tables.services import (
+    approval_decide,
+    hand_settle,
+    hand_start,
+    hand_void_request,
+    seat_close,
+    shift_start,
+    shoe_start,
+)
 from tables.services.shifts import shift_end
 from tables.services.shoes import shoe_retire
 
@@ -353,6 +361,22 @@ def test_a_stale_screen_gets_409_the_fresh_state_and_writes_nothing(client, rock
     html = page(response)
     assert "The hand has moved on. Refresh" in html
     assert "Next card: seat 2 (deal)." in html  # the fresh state
+    assert written() == before
+
+
+def test_a_hand_voided_since_gets_409_with_its_sentence_and_a_refresh(client, rocket_hand, dana, pete):
+    # The pit voided the hand while this tablet showed it: the hand moved on (409, as a stale
+    # screen), and the screen says how, with the Refresh a stale screen has.
+    asked = hand_void_request(hand=rocket_hand, by=dana, reason="Misdeal", expected_seq=0, key=key())
+    approval_decide(request=asked, by=pete, approve=True, reason="Seen on camera", key=key())
+    rocket_hand.refresh_from_db()
+    before = written()
+
+    response = client.post(hand_url(rocket_hand, "card"), {"key": key(), "seq": rocket_hand.seq, "rank": 5})
+
+    assert response.status_code == 409
+    html = page(response)
+    assert "Hand 1 is voided; nothing more can be recorded." in html and ">Refresh</a>" in html
     assert written() == before
 
 

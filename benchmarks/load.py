@@ -353,6 +353,7 @@ def pit_manager_create():
     from django.contrib.auth.models import Group
 
     from casino.roles import PIT_MANAGER
+    from casino.rules import rules_save
     from tables.models import Casino, Pit, PlayerRules
     from tables.services import shift_start
 
@@ -360,7 +361,7 @@ def pit_manager_create():
     pete.groups.add(Group.objects.get(name=PIT_MANAGER))
     casino = Casino.objects.create(name="Load Casino")
     # The load's anonymous players buy in BUY_IN each: past any reporting threshold of a real floor.
-    PlayerRules.objects.create(casino=casino, logging_threshold=BUY_IN * 10, reporting_threshold=BUY_IN * 10)
+    rules_save(PlayerRules(casino=casino, logging_threshold=BUY_IN * 10, reporting_threshold=BUY_IN * 10))
     pit = Pit.objects.create(casino=casino, name="Load Pit")
     shift_start(user=pete, pit=pit, by=pete)
     return pete

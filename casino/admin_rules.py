@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from casino.audit import audit_record
 from casino.models import AuditEvent
+from casino.rules import rules_remove, rules_save
 
 
 def rules_figures(rules) -> dict:
@@ -20,23 +21,23 @@ def _logged(value):
 
 
 class AuditedRules:
-    """A ModelAdmin of a casino's rules whose every save and delete is audited (`RULES`)."""
+    """A ModelAdmin of a casino's rules whose every save and delete is audited (`RULES`) and sealed
+    (`casino.rules`: the one way rules are written)."""
 
     def save_model(self, request, obj, form, change):
         old = rules_figures(type(obj).objects.get(pk=obj.pk)) if change else {}
-        super().save_model(request, obj, form, change)
+        rules_save(obj)
         self.audit(request, obj, old, rules_figures(obj))
 
     def delete_model(self, request, obj):
         old = rules_figures(obj)
-        super().delete_model(request, obj)
+        rules_remove(obj)
         self.audit(request, obj, old, {})
 
     def delete_queryset(self, request, queryset):
-        removed = [(obj, rules_figures(obj)) for obj in queryset.select_related("casino")]
-        super().delete_queryset(request, queryset)
-        for obj, old in removed:
-            self.audit(request, obj, old, {})
+        # one at a time, each sealed as removed: a bulk DELETE would leave every seal saying "deleted"
+        for obj in queryset.select_related("casino"):
+            self.delete_model(request, obj)
 
     def audit(self, request, rules, old: dict, new: dict) -> None:
         changes = {

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from casino.roles import ADMIN, AUDITOR, DEALER, PIT_MANAGER
+from casino.rules import rules_save
 from ledger.models import Account
 from ledger.services import account_get
 from reports.demo import seed_full_day
@@ -114,7 +115,8 @@ def seed_demo() -> list[tuple[str, str, str]]:
         if name == DEMO_DAY_TABLE:
             _day_before(table, users, dealer)
         _open_table(table, users["pete"], dealer)
-    PlayerRules.objects.get_or_create(casino=casino)
+    if not PlayerRules.objects.filter(casino=casino).exists():
+        rules_save(PlayerRules(casino=casino))
     for name, card, identification in DEMO_PLAYERS:
         _ensure_player(casino, name, card, identification, users["pete"])
     seed_full_day(pit, users, PASSWORDS)

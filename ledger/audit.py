@@ -26,7 +26,7 @@ from django.db.models.functions import Coalesce
 
 from ledger.chain import WALK_CHUNK, canonical_json, chain_record_at, chain_records, record_hash
 from ledger.db import missing_protection
-from ledger.models import ZERO_HASH, Account, Chain, Chained, Posting, Seal, Transaction
+from ledger.models import REMOVED, ZERO_HASH, Account, Chain, Chained, Posting, Seal, Transaction
 from ledger.seals import sealed_models
 from ledger.services import account_code
 from tables.models import Casino, Table
@@ -241,7 +241,7 @@ def _check_sealed(label: str, model, seals: Iterator[Seal], result: Verification
                            key=itemgetter(0)):
         found = {isinstance(item, Seal): item for _, item in pair}
         result.sealed += 1
-        findings += _seal_problems(label, found.get(False), found.get(True))
+        findings += _seal_problems(label, model, found.get(False), found.get(True))
         if found.get(False) is not None and found.get(True) is not None:
             findings += _resealed(label, model, found[False], found[True])
     return findings
@@ -260,13 +260,20 @@ def _resealed(label: str, model, record, seal: Seal) -> list[Finding]:
                            f"({seal.first.event}): {changed}")]
 
 
-def _seal_problems(label: str, record, seal: Seal | None) -> list[Finding]:
+def _seal_problems(label: str, model, record, seal: Seal | None) -> list[Finding]:
     if seal is None:
         return [Finding(f"{label} {record.pk} ({record})",
                         "it has no seal in any chain: it was written outside the app (inserted)")]
+    removed = seal.event == REMOVED and getattr(model, "seal_removable", False)
     if record is None:
+        if removed:
+            return []  # its service removed it, and sealed that
         where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
         return [Finding(where, f"sealed here ({seal.event}), but the record is gone: it was deleted")]
+    if removed:
+        where = f"{_place(seal.chain)}, position {seal.position}, {label} {seal.record}"
+        return [Finding(f"{where} ({record})", "sealed here as removed, but the record is there: "
+                                               "it was put back outside the app (inserted)")]
     now = record.seal_content()
     if canonical_json(now) == canonical_json(seal.figures):
         return []  # named only when found wrong: `_place` reads the table's name, a query per record

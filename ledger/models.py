@@ -158,9 +158,15 @@ class Sealed:
     """
 
     seal_changes: frozenset[str] = frozenset()  # an append-only record: nothing changes
+    # A record its service may remove (a casino's rules, back to the defaults): sealed with the event
+    # `REMOVED` as it goes, so `verify_ledger` tells that removal from a deletion outside the app.
+    seal_removable: bool = False
 
     def seal_content(self) -> dict:
         raise NotImplementedError(f"{type(self).__name__} must say what its seal covers.")
+
+
+REMOVED = "removed"  # the event of the seal a removable record takes as its service removes it
 
 
 class Seal(Chained, AppendOnly):

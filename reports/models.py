@@ -202,8 +202,15 @@ class ParSheet(models.Model):
         return f"Par sheet {self.game} {self.config_hash[:10]} ({self.get_status_display().lower()})"
 
 
-class VarianceRules(models.Model):
-    """When the statistics report flags a table; one row per casino, defaults as regulators use."""
+class VarianceRules(Sealed, models.Model):
+    """When the statistics report flags a table; one row per casino, defaults as regulators use.
+    Sealed in the casino's chain as it is written and removed (`casino.rules`)."""
+
+    seal_changes = frozenset({
+        "strategy", "z_limit", "base_points", "confidence", "rolling_days", "rolling_points",
+        "minimum_hands", "win_tolerance",
+    })
+    seal_removable = True
 
     casino = models.OneToOneField("tables.Casino", on_delete=models.PROTECT, related_name="variance_rules")
     strategy = models.CharField(
@@ -248,11 +255,29 @@ class VarianceRules(models.Model):
     def __str__(self):
         return f"Variance rules of {self.casino}"
 
+    def seal_content(self) -> dict:
+        # floats as the columns hold them: a limit typed 3 reads back 3.0
+        return {
+            "casino": self.casino_id,
+            "strategy": self.strategy,
+            "z_limit": float(self.z_limit),
+            "base_points": float(self.base_points),
+            "confidence": float(self.confidence),
+            "rolling_days": self.rolling_days,
+            "rolling_points": float(self.rolling_points),
+            "minimum_hands": self.minimum_hands,
+            "win_tolerance": self.win_tolerance,
+        }
 
-class CountRules(models.Model):
+
+class CountRules(Sealed, models.Model):
     """A casino's count thresholds, in units of difference either way: between a drop box's counted
     and keyed drop (the soft count), and between a table count and the tray the ledger expects.
-    One row per casino, edited by administrators; the defaults when there is none."""
+    One row per casino, edited by administrators; the defaults when there is none. Sealed in the
+    casino's chain as it is written and removed (`casino.rules`)."""
+
+    seal_changes = frozenset({"investigation_over", "explanation_over", "regulator_over"})
+    seal_removable = True
 
     casino = models.OneToOneField("tables.Casino", on_delete=models.PROTECT, related_name="count_rules")
     investigation_over = models.PositiveIntegerField(
@@ -276,6 +301,14 @@ class CountRules(models.Model):
 
     def __str__(self):
         return f"Count rules of {self.casino}"
+
+    def seal_content(self) -> dict:
+        return {
+            "casino": self.casino_id,
+            "investigation_over": self.investigation_over,
+            "explanation_over": self.explanation_over,
+            "regulator_over": self.regulator_over,
+        }
 
 
 class Investigation(Sealed, models.Model):

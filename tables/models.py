@@ -238,7 +238,11 @@ class Shoe(Sealed, models.Model):
         }
 
 
-class Seat(models.Model):
+class Seat(Sealed, models.Model):
+    """A place at a table. Sealed in the table's chain as it is made (the first sit-down there), so
+    that a seat renumbered or moved in the database, which would put every session held there at
+    another place, is named by `verify_ledger`. It never changes."""
+
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seats", db_index=False)
     number = models.PositiveSmallIntegerField(help_text="Clockwise from the dealer's left, from 1.")
 
@@ -247,6 +251,9 @@ class Seat(models.Model):
 
     def __str__(self):
         return f"{self.table} seat {self.number}"
+
+    def seal_content(self) -> dict:
+        return {"table": self.table_id, "number": self.number}
 
 
 class Player(Sealed, models.Model):
@@ -1063,10 +1070,12 @@ class Slip(Sealed, models.Model):
         }
 
 
-class SlipSeries(models.Model):
+class SlipSeries(Sealed, models.Model):
     """A gapless run of slip serials: one per table and calendar year, so that slips at different
     tables never wait on one row. A table's run is counted under its chain's lock, which every slip
-    write takes first anyway (`tables.services.slips.slip_issue`).
+    write takes first anyway (`tables.services.slips.slip_issue`), and sealed there with each number it
+    gives: the slips report finds missing slips between `first` and `last`, so a run edited in the
+    database (a start moved past slips, an end moved back) is named by `verify_ledger`.
 
     The one row of a year without a table is the casino-wide run slips took before each table had its
     own (frozen: nothing takes a number from it now). A table's run in such a year starts after its
@@ -1092,8 +1101,14 @@ class SlipSeries(models.Model):
             ),
         ]
 
+    # What each slip issued changes once the run is sealed with its first (`ledger.models.Sealed`).
+    seal_changes = frozenset({"last"})
+
     def __str__(self):
         return f"{self.table or 'Casino-wide (before per-table runs)'} {self.year}: {self.first}-{self.last}"
+
+    def seal_content(self) -> dict:
+        return {"table": self.table_id, "year": self.year, "first": self.first, "last": self.last}
 
 
 class Signature(Sealed, AppendOnly):
@@ -1191,14 +1206,20 @@ def _uuid_text(value) -> str | None:
     return None if value is None else str(value)
 
 
-class PlayerRules(models.Model):
+class PlayerRules(Sealed, models.Model):
     """A casino's rules for players (one row per casino; the defaults hold where there is none).
 
     Cash reporting, in whole currency: a cash buy-in of at least `logging_threshold` goes into the
     multiple-transaction log; a buy-in that would take a player's cash in for the gaming day past
     `reporting_threshold` needs the player identified first, and the pit is told. Comps: a player's
     comp budget is `comp_share` of the theoretical win their play gave the house, less the comps
-    already issued."""
+    already issued.
+
+    Sealed in the casino's chain as it is written and removed (`casino.rules`), so that a threshold
+    edited in the database is named by `verify_ledger`."""
+
+    seal_changes = frozenset({"logging_threshold", "reporting_threshold", "comp_share"})
+    seal_removable = True
 
     casino = models.OneToOneField(Casino, on_delete=models.PROTECT, related_name="player_rules")
     logging_threshold = models.PositiveIntegerField(default=3000)
@@ -1221,6 +1242,15 @@ class PlayerRules(models.Model):
 
     def __str__(self):
         return f"{self.casino}: log from {self.logging_threshold}, report past {self.reporting_threshold}"
+
+    def seal_content(self) -> dict:
+        return {
+            "casino": self.casino_id,
+            "logging_threshold": self.logging_threshold,
+            "reporting_threshold": self.reporting_threshold,
+            # typed "0.3", read back 0.300: sealed as the column holds it
+            "comp_share": f"{Decimal(str(self.comp_share)):.3f}",
+        }
 
 
 class CashIn(Sealed, AppendOnly):

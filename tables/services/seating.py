@@ -197,7 +197,7 @@ def _open(table_id, number, stake, player_id, card_number, player_name, identifi
     if not isinstance(number, int) or not 1 <= number <= seats:
         raise SeatError(f"{table.get_game_display()} has seats 1 to {seats}; there is no seat {number}.")
     player = _player(table, player_id, card_number)
-    seat, _ = Seat.objects.get_or_create(table=table, number=number)
+    seat, made = Seat.objects.get_or_create(table=table, number=number)
     if seat.sessions.filter(ended_at=None).exists():
         raise SeatError(f"Seat {number} is taken; the player there must cash out first.")
     now = timezone.now()
@@ -215,6 +215,8 @@ def _open(table_id, number, stake, player_id, card_number, player_name, identifi
     # Under the chain lock the first post took: the sit-down's own figures (a later buy-in changes
     # none of them, and is not sealed).
     seal(session, chain=posted[0].chain, event="opened")
+    if made:  # the table's first sit-down at this seat: the place every session there is held at
+        seal(seat, chain=posted[0].chain, event="created")
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 

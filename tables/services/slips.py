@@ -63,11 +63,13 @@ def signature_failure_record(refusal: SignatureRefused, device: str = "") -> Non
 def slip_issue(
     *, kind: str, table: Table, by, amount=None, denominations=None, hand=None, request=None
 ) -> Slip:
-    """Number, write and seal a slip (inside the caller's transaction)."""
-    chain_lock(table=table)
+    """Number, write and seal a slip and the number its table's run gave it (inside the caller's
+    transaction; the chain is locked once, for both seals)."""
+    chain = chain_lock(table=table)
     series = _series(table, timezone.localdate().year)
     series.last += 1
     series.save(update_fields=["last"])
+    seal(series, chain=chain, event="issued")
     slip = Slip.objects.create(
         year=series.year,
         serial=series.last,
@@ -79,7 +81,7 @@ def slip_issue(
         request=request,
         created_by=by,
     )
-    seal(slip, table=table, event="issued")
+    seal(slip, chain=chain, event="issued")
     return slip
 
 

@@ -4,10 +4,13 @@ held offline queue are append-only, and each is sealed in its table's chain as i
 
 import pytest
 
+from casino.rules import rules_remove, rules_save
 from ledger.audit import ledger_verify
 from ledger.models import Seal
 from ledger.seals import seal, sealed_models
+from reports.models import CountRules, VarianceRules
 from tables.models import (
+    Casino,
     Game,
     HeldQueue,
     Incident,
@@ -15,9 +18,12 @@ from tables.models import (
     PlayerRules,
     RatingSlip,
     RatingSlipEvent,
+    Seat,
     SeatSession,
     Shift,
     Shoe,
+    Slip,
+    SlipSeries,
     Table,
     TimeCharge,
 )
@@ -36,6 +42,7 @@ from tables.services import (
 from tables.services.offline import hand_queue_apply, queued_steps
 from tables.services.players import Identification, player_create, player_identify, player_merge
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
+from tests.floor import new_table
 from tests.tables.conftest import card, deal_at, key, open_table, seat
 
 from .test_ledger_seals import copy_row, execute, inserted, latest_seal, named, verify
@@ -52,7 +59,7 @@ class Floor:
     refused), then a tablet's offline queue names the wrong receiver and is held."""
 
     def __init__(self, pit, dana, pete):
-        PlayerRules.objects.create(casino=pit.casino, logging_threshold=50, reporting_threshold=100)
+        rules_save(PlayerRules(casino=pit.casino, logging_threshold=50, reporting_threshold=100))
         options = {"collection": "time", "time_fee": 5, "time_minutes": 30}
         self.table = open_table(pit, pete, Game.STARBOARD, "Starboard 9", 1, 100, options=options)
         deal_at(self.table, dana, pete)
@@ -453,3 +460,128 @@ def test_a_table_renamed_and_sealed_again_is_named(rocket7):
         "sealed again (changed) with a figure fixed when first sealed (created): "
         'name is "Rocket 70", first sealed "Rocket 7"' in line for line in lines
     ), lines
+
+
+# A casino's rules, a table's runs of slip serials and its seats: figures an auditor reads (what was
+# reported or investigated, which slips are missing, who sat where), sealed as they are written.
+
+
+@pytest.fixture
+def rules(casino):
+    """The casino's cash thresholds set and then raised, its count rules set and then removed (the
+    defaults again), and its variance rules set, all through the admin's one way (`casino.rules`)."""
+    player_rules = PlayerRules(casino=casino, logging_threshold=3000, reporting_threshold=10000)
+    rules_save(player_rules)
+    player_rules.reporting_threshold = 12000
+    rules_save(player_rules)
+    count_rules = CountRules(casino=casino, regulator_over=500)
+    rules_save(count_rules)
+    rules_remove(count_rules)
+    rules_save(VarianceRules(casino=casino, z_limit=3, confidence=0.99))
+    return casino
+
+
+def test_a_casinos_rules_are_sealed_in_its_chain_as_written_and_removed(rules):
+    seals = Seal.objects.filter(model__in=RULES_LABELS).select_related("chain").order_by("position")
+
+    assert [(s.model, s.event, s.chain.name) for s in seals] == [
+        ("tables.PlayerRules", "created", f"casino:{rules.pk}"),
+        ("tables.PlayerRules", "changed", f"casino:{rules.pk}"),
+        ("reports.CountRules", "created", f"casino:{rules.pk}"),
+        ("reports.CountRules", "removed", f"casino:{rules.pk}"),
+        ("reports.VarianceRules", "created", f"casino:{rules.pk}"),
+    ]
+    assert latest_seal(PlayerRules.objects.get()).figures["comp_share"] == "0.300"
+    assert latest_seal(VarianceRules.objects.get()).figures["z_limit"] == 3.0  # as the column holds it
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+RULES_LABELS = ("tables.PlayerRules", "reports.CountRules", "reports.VarianceRules")
+
+RULES_EDITS = [
+    (PlayerRules, "reporting_threshold = 1000000", "reporting_threshold is 1000000, sealed 12000"),
+    (PlayerRules, "logging_threshold = 9000", "logging_threshold is 9000, sealed 3000"),
+    (PlayerRules, "comp_share = 0.9", 'comp_share is "0.900", sealed "0.300"'),
+    (VarianceRules, "z_limit = 30", "z_limit is 30.0, sealed 3.0"),
+    (VarianceRules, "win_tolerance = 100000", "win_tolerance is 100000, sealed 100"),
+]
+
+
+@pytest.mark.parametrize(("model", "change", "problem"), RULES_EDITS)
+def test_a_casinos_rules_edited_in_the_database_are_named(rules, model, change, problem):
+    record = model.objects.get()
+    execute(f"UPDATE {model._meta.db_table} SET {change} WHERE id = %s", [record.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, record, problem), lines
+
+
+def test_a_casinos_rules_deleted_inserted_or_put_back_in_the_database_are_named(rules):
+    thresholds = PlayerRules.objects.get()
+    removed = Seal.objects.get(model="reports.CountRules", event="removed")
+    execute("DELETE FROM tables_playerrules WHERE id = %s", [thresholds.pk])
+    execute("INSERT INTO reports_countrules (id, casino_id, investigation_over, explanation_over, "
+            "regulator_over) VALUES (%s, %s, 25, 25, 100000)", [removed.record, rules.pk])  # put back, higher
+    other = Casino.objects.create(name="Lakeside")
+    execute("INSERT INTO reports_variancerules (casino_id, strategy, z_limit, base_points, confidence, "
+            "rolling_days, rolling_points, minimum_hands, win_tolerance) "
+            "VALUES (%s, 'best', 99, 3, 0.95, 30, 4, 1000, 100)", [other.pk])
+    inserted_pk = VarianceRules.objects.get(casino=other).pk
+
+    ok, lines = verify()
+
+    assert not ok, lines
+    gone = "but the record is gone: it was deleted"
+    back = "sealed here as removed, but the record is there: it was put back outside the app (inserted)"
+    assert any(f"tables.PlayerRules {thresholds.pk}" in line and gone in line for line in lines), lines
+    assert any(f"reports.CountRules {removed.record} (" in line and back in line for line in lines), lines
+    assert inserted(lines, VarianceRules, inserted_pk), lines
+
+
+def test_a_tables_run_of_serials_is_sealed_with_each_number_and_its_seats_as_they_are_made(floor, dana):
+    run = SlipSeries.objects.get(table=floor.table)
+    issued = Slip.objects.filter(table=floor.table).count()
+    seals = Seal.objects.filter(model="tables.SlipSeries", record=run.pk)
+
+    assert issued and seals.count() == issued and {s.event for s in seals} == {"issued"}
+    assert latest_seal(run).figures == {"table": floor.table.pk, "year": run.year, "first": 1, "last": issued}
+    made = Seal.objects.filter(model="tables.Seat").order_by("position")
+    assert [(s.figures["number"], s.event) for s in made] == [(1, "created"), (2, "created")]
+    cleo = seat(floor.table, 3, 50, dana, "Cleo")
+    seat_close(session=cleo, by=dana, key=key())
+    seat(floor.table, 3, 50, dana, "Dan")  # the seat is there already: nothing more sealed
+    assert Seal.objects.filter(model="tables.Seat").count() == 3
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+SERIES_EDITS = [
+    ("first = 2", "first is 2, sealed 1"),  # the slips before it drop out of the slips report
+    ("last = 0", "last is 0, sealed 1"),  # the last slip's number no longer in the run
+]
+
+
+@pytest.mark.parametrize(("change", "problem"), SERIES_EDITS)
+def test_a_run_of_serials_edited_in_the_database_is_named(floor, change, problem):
+    run = SlipSeries.objects.get(table=floor.table)
+    execute(f"UPDATE tables_slipseries SET {change} WHERE id = %s", [run.pk])
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, run, problem), lines
+
+
+def test_a_seat_renumbered_moved_or_inserted_in_the_database_is_named(floor, pit):
+    other = new_table(pit=pit, name="Rocket 8", game=Game.ROCKET, min_bet=10, max_bet=500)
+    first, second = Seat.objects.filter(table=floor.table).order_by("number")
+    execute("UPDATE tables_seat SET number = 5 WHERE id = %s", [first.pk])
+    execute("UPDATE tables_seat SET table_id = %s WHERE id = %s", [other.pk, second.pk])
+    added = copy_row(Seat, first.pk, number=6)
+
+    ok, lines = verify()
+
+    assert not ok and named(lines, first, "number is 5, sealed 1"), lines
+    assert named(lines, second, f"table is {other.pk}, sealed {floor.table.pk}"), lines
+    assert inserted(lines, Seat, added), lines

@@ -336,7 +336,56 @@ def _check_accounts() -> list[Finding]:
         for account in Account.objects.order_by("code").iterator(WALK_CHUNK)
         if (problem := _identity_problem(account))
     ]
-    return edited + _postings_astray() + _postings_orphaned()
+    return edited + _postings_astray() + _postings_orphaned() + _postings_misplaced()
+
+
+K, T = Account.Kind, Transaction.Kind
+# The kinds of account each kind of transaction posts to (docs/ledger.md, "Chip movements"). A
+# correction negates its original and may book a cash-out's right amount, so it takes any.
+POSTS_TO = {
+    T.OPENING: {K.CAGE, K.TRAY},
+    T.CLOSING: {K.CAGE, K.TRAY},
+    T.FILL: {K.CAGE, K.TRAY},
+    T.CREDIT: {K.CAGE, K.TRAY},
+    T.BUY_IN: {K.PATRONS, K.DROP, K.TRAY, K.PLAYER},
+    T.BET: {K.PLAYER, K.WAGER, K.POT},
+    T.ANTE: {K.PLAYER, K.WAGER, K.POT},
+    T.SETTLEMENT: {K.WAGER, K.POT, K.TRAY, K.PLAYER, K.CARRY, K.RAKE},
+    T.TIME_CHARGE: {K.PLAYER, K.RAKE},
+    T.CASH_OUT: {K.PLAYER, K.PATRONS, K.CAGE},  # at a seat, or chips redeemed at the cage
+    T.CHIPS_IN: {K.PATRONS, K.PLAYER},
+    T.DROP_COUNT: {K.DROP, K.CAGE, K.VARIANCE},
+}
+
+
+def _postings_misplaced() -> list[Finding]:
+    """Postings whose account is not the one their transaction's own (chained) figures say: two
+    accounts of one table whose kind, code and ref were swapped together pass `_identity_problem`
+    and `_postings_astray`, and accounts are not sealed (one is made for every hand and seat). What
+    the chained transaction says instead: its kind (a fill moves the tray, never the drop box), its
+    hand (a hand's bets go to that hand's wagers), and for a buy-in its sealed `CashIn` (whose chips).
+    Three queries, over the postings that break a rule only."""
+    wrong_kind = Q()
+    for kind, accounts in POSTS_TO.items():
+        wrong_kind |= Q(transaction__kind=kind) & ~Q(account__kind__in=accounts)
+    other_hand = (Q(account__kind__in=(K.WAGER, K.POT), transaction__hand_id__isnull=False)
+                  & ~Q(account__ref=F("transaction__hand_id")))
+    from tables.models import CashIn  # the ledger reads the floor's sealed record of the buy-in
+
+    other_player = Q(account__kind=K.PLAYER, transaction__kind=T.BUY_IN) & Exists(
+        CashIn.objects.filter(transaction=OuterRef("transaction_id")).exclude(session=OuterRef("account__ref"))
+    )
+    return [
+        Finding(_at(p.transaction), f"it posts {p.amount} ({p.reason}) to account {p.account.code}, {why}: "
+                "the account's kind, code or ref were swapped with another's")
+        for rule, why in (
+            (wrong_kind, "which its kind of transaction never moves"),
+            (other_hand, "the wagers or pot of another hand"),
+            (other_player, "another seat session's chips than its cash-in's"),
+        )
+        for p in Posting.objects.filter(rule).select_related("account", "transaction__chain")
+        .order_by("transaction__chain__name", "transaction__position", "account__code")
+    ]
 
 
 def _postings_astray() -> list[Finding]:

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 
 from ledger.audit import ledger_verify
-from ledger.models import Seal
+from ledger.models import Account, Seal
 from ledger.seals import seal, sealed_models
 from tables.models import ApprovalRequest, CashIn, Comp, Hand, Signature, Slip, TableCount
 from tables.services import (
@@ -541,3 +541,21 @@ def test_an_inserted_signature_is_named(floor, ada):
     assert not ok
     assert inserted(lines, Signature, forged)
 
+
+def test_two_players_chips_swapped_at_one_table_are_caught_at_their_buy_ins(floor, protection_lifted):
+    """Seat 1's and seat 2's chips accounts given each other's ref and code: each agrees with itself
+    and the table, and no hash breaks; the sealed cash-in of each buy-in names whose chips they were."""
+    ann, bob = (CashIn.objects.get(session__seat__number=n) for n in (1, 2))
+    first, second = (Account.objects.get(kind="player", ref=cash.session_id) for cash in (ann, bob))
+    with protection_lifted("ledger_account"), connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_account SET code = 'swapping' WHERE id = %s", [first.pk])
+        for account, other in ((second, first), (first, second)):
+            cursor.execute("UPDATE ledger_account SET code = %s, ref = %s WHERE id = %s",
+                           [other.code, other.ref, account.pk])
+
+    ok, lines = verify()
+
+    assert not ok
+    for cash, now in ((ann, second.code), (bob, first.code)):
+        assert any(f"ledger.Transaction {cash.transaction_id}: it posts" in line and f"to account {now}, "
+                   "another seat session's chips than its cash-in's" in line for line in lines), lines

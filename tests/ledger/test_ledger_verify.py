@@ -107,8 +107,9 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
                     table=open_table)
     # Constant in the number of records: one query per chained model per chain (and the postings),
     # one for the seals and one per sealed model, and a few for the protection, balances, sums and
-    # the accounts' identities (their codes, and the accounts and tables their postings point at).
-    with django_assert_max_num_queries(19 + len(sealed_models())):
+    # the accounts' identities (their codes, and the accounts and tables their postings point at),
+    # and the three rules of where a transaction's postings may go (`_postings_misplaced`).
+    with django_assert_max_num_queries(22 + len(sealed_models())):
         result = ledger_verify()
     assert result.clean and result.records == 42  # the opening, the 40 fills and the table's seal
 
@@ -117,7 +118,7 @@ def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django
     # Each record clean against its seal: nothing to name, so no chain's name is read for it.
     for number in range(30):
         player_create(casino=casino, name=f"Player {number}", by=pete)
-    with django_assert_max_num_queries(19 + len(sealed_models())):
+    with django_assert_max_num_queries(22 + len(sealed_models())):
         result = ledger_verify()
     assert result.clean and result.sealed == 30
 
@@ -418,3 +419,49 @@ def test_content_that_changes_when_read_back_is_refused(open_table, tray, cage, 
         ledger_post(lines=[Line(cage, -5, "fill"), Line(tray, 5, "fill")], kind="fill", memo="", by=pete,
                     table=open_table)
     assert Transaction.objects.count() == before
+
+
+def swap_accounts(first, second, protection_lifted, **columns):
+    """Give `first` the kind, code and ref of `second` and the other way round, so each still agrees
+    with itself and its table (as only the tables' owner can, the protection lifted)."""
+    names = ", ".join(f"{name} = %s" for name in ("kind", "code", "ref"))
+    with protection_lifted("ledger_account"), connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_account SET code = 'swapping' WHERE id = %s", [first.pk])
+        cursor.execute(f"UPDATE ledger_account SET {names} WHERE id = %s",
+                       [first.kind, first.code, first.ref, second.pk])
+        cursor.execute(f"UPDATE ledger_account SET {names} WHERE id = %s",
+                       [second.kind, second.code, second.ref, first.pk])
+
+
+def test_a_tables_tray_and_drop_swapped_together_are_caught_where_they_were_moved(
+    played, open_table, protection_lifted
+):
+    """The tray's kind and code given to the drop box and back: each account agrees with itself and
+    its table, and no hash breaks; the reports would read the tray's chips as the table's drop."""
+    tray, drop = (Account.objects.get(kind=kind, table=open_table) for kind in ("tray", "drop"))
+
+    swap_accounts(tray, drop, protection_lifted)
+    ok, output = verify()
+
+    lines = output.splitlines()
+    assert not ok
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position {at(played, 5).position}, "
+        f"ledger.Transaction {at(played, 5).pk}: "
+        f"it posts 500 (fill) to account t{open_table.pk}:drop, which its kind of transaction never moves: "
+        "the account's kind, code or ref were swapped with another's"
+    ) in lines, lines
+    assert any(f"ledger.Transaction {at(played, 1).pk}: it posts" in line for line in lines)  # the opening
+
+
+def test_a_hands_wagers_given_another_hands_number_are_caught(played, open_table, protection_lifted):
+    wager = Account.objects.get(kind="wager", table=open_table)
+
+    edit_account(wager, protection_lifted, ref=2, code=f"t{open_table.pk}:wager:2")
+    ok, output = verify()
+
+    assert not ok
+    assert (
+        f"ledger.Transaction {at(played, 3).pk}: it posts 30 (bet) to account t{open_table.pk}:wager:2, "
+        "the wagers or pot of another hand: the account's kind, code or ref were swapped with another's"
+    ) in output, output

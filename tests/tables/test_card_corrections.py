@@ -192,7 +192,7 @@ def test_a_hand_that_is_settled_is_not_corrected(dealer_pair, dana):
     _, hand = dealer_pair
     hand = settle(hand, dana)
 
-    refused(HandError, "settled; nothing more", lambda: correct(hand, 6, dana))
+    refused(Conflict, "settled; nothing more", lambda: correct(hand, 6, dana))
 
 
 def test_a_hand_waiting_for_a_void_is_not_corrected(dealer_pair, dana):

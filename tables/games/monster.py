@@ -11,6 +11,16 @@ Monster, which ignores its own pairs. A hand that beats it takes the pot (tied
 hands split it); one that does not pays 5 into the pot and is out, except that
 when every player still in ties and loses, all pay and play again. The game ends
 when someone beats the Monster or one player is left. See docs/rules/monster.md.
+
+One player left: the booklet ends the game "when only one player is left", and
+RULINGS has the last one take the pot without facing the Monster when every other
+player folds. A hand shown with a pair (a physical table's only way to keep one)
+is out like a fold, with the penalty: if that leaves one player at the showdown,
+that player takes the pot without facing the Monster and pays no penalty. The
+"all pay and play again" of RULINGS is for players who tie: a lone player cannot.
+The penalty is paid into the pot; every loss that pays it puts the loser out,
+except that tie of everyone still in. With nobody left (every hand shown paired)
+the pot carries to the table's next one.
 """
 
 from __future__ import annotations
@@ -218,7 +228,9 @@ class Monster(Game):
         for seat in self.shown:
             if seat not in fair:
                 self._pay_and_leave(seat, "kept a pair")
-        if not fair:
+        if len(fair) <= 1:
+            # The others are out: the one left takes the pot without facing the Monster (none left:
+            # it carries), as when every other player folds; alone, nobody ties to pay and play again.
             return self._round_over()
         best = max(hand_key(cards) for cards in fair.values())
         top = [s for s in self.seats if s in fair and hand_key(fair[s]) == best]

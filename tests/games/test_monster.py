@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, replay
+from tables.games.base import Entry
 from tables.games.monster import MonsterOptions, hand_key
 
 from .secret_play import play, public_record, start
@@ -98,6 +99,21 @@ def test_if_every_other_player_folds_the_last_takes_the_pot_without_facing_the_m
 
     assert isinstance(g.next, Finished)
     assert g.settlement().result["winners"] == (4,) and g.settlement().deltas[4] == 6
+
+
+def test_one_player_left_at_the_showdown_takes_the_pot_without_facing_the_monster_or_paying():
+    # A physical table: seat 3's hand, which nobody saw, is shown with a pair and is out; seat 4's
+    # 3-2-1 would lose to the Monster's 10-9-8-7-6-4, but only one player is left, so the game ends.
+    hands = {seat: [None] * 6 for seat in (1, 2, 3, 4)}
+    g = start("monster", hands, chips=30, collection="rake", rake_percent=20)
+    play(g, FOLD, FOLD, ("discard", None, None, None), ("discard", None, None, None))
+    play(g, ("show", 5, 5, 6), ("show", 1, 2, 3), 10, 9, 8, 7, 6, 4)
+
+    settlement = g.settlement()
+    assert settlement.result["winners"] == (4,) and g.out[3] == "kept a pair" and 4 not in g.out
+    assert [e for e in settlement.entries if e.party == 4 and e.amount < 0] == [Entry(4, -2, "ante")]
+    # the pot: four antes of 2 and seat 3's penalty, 13; the house takes 20%, 2
+    assert settlement.result["pot"] == 13 and settlement.deltas["house"] == 2 and settlement.deltas[4] == 9
 
 
 def test_an_empty_monster_loses_to_any_hand():

@@ -16,6 +16,10 @@ The lowest stack: the one with the single lowest card, ties broken by the second
 lowest and so on; an extra card is lower than none (2-3-6 is lower than 2-3). A
 perfect tie for the lowest is broken with cards from the deck, which join the
 stacks (a pairing one is discarded and replaced).
+
+Each game is dealt from a freshly shuffled deck: the booklet's "Setup" (ante,
+shuffle, deal) starts every game, with none of Regent's dealing to the bottom
+across games (the table asks for a new shoe once a game is dealt: services.shoes).
 """
 
 from __future__ import annotations

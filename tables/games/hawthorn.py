@@ -10,6 +10,10 @@ the deck) or folds; in a hand round a player plays a card from the hand or
 folds. A card that pairs the stack costs the pair's rank, into the pot, and the
 player is out; a fold costs the lowest face-up card in play. The last player in
 takes the pot. See docs/rules/hawthorn.md.
+
+Each game is dealt from a freshly shuffled deck: the booklet's "To Begin" (ante,
+shuffle, deal) starts every game, with none of Regent's dealing to the bottom
+across games (the table asks for a new shoe once a game is dealt: services.shoes).
 """
 
 from __future__ import annotations

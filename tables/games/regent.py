@@ -22,6 +22,16 @@ it. With three to six the loser is knocked out and play goes on until one
 player is left, who also takes the centre. Payments between players go straight
 from payer to payee; only the centre is a pot, and the house's collection
 applies to it (a rake) or to every player (a fee). See docs/rules/regent.md.
+
+The deck: "Shuffle the deck and burn five cards, as in Pairs. You can deal to the
+bottom of the deck, to minimize shuffling, and then recycle the discards, exactly
+as in Pairs" is the booklet's setting up, done once, not at each round. So a
+game (a round, with two players) deals on from the shoe the previous one left,
+and the setup says what that shoe held (`HandSetup.remaining`); a deck that runs
+dry is refilled with its discards (RULINGS, single-deck recycling): the earlier
+games' cards and the burns, never a card of this game. A table may still shuffle
+a fresh deck for every game (option `new_deck_each_game`, off), the booklet's
+"you can" leaving both playable (RULINGS, "Everything else").
 """
 
 from __future__ import annotations
@@ -47,9 +57,18 @@ AIMED = (Move.ATTACK, Move.GIFT, Move.SEE)
 @dataclass(frozen=True)
 class RegentOptions(SecretOptions):
     """Regent house rules: `ante` (0: the booklet has none; any ante goes to the centre), `deal`
-    (rotation) and the collection. Two players or three to six follow from the seats playing."""
+    (rotation), `new_deck_each_game` (off: games deal on from one deck to its bottom, as the
+    booklet offers; on, the table asks for a fresh shoe every game: tables.services.shoes; the
+    rules do not see it) and the collection. Two players or three to six follow from the seats
+    playing."""
 
     ante: int = 0
+    new_deck_each_game: bool = False
+
+    def validate(self) -> None:
+        super().validate()
+        if not isinstance(self.new_deck_each_game, bool):
+            raise IllegalAction("The house rule new_deck_each_game is on (True) or off (False).")
 
 
 class Regent(SecretHandGame):

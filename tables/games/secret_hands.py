@@ -102,9 +102,10 @@ class SecretHandGame(Game):
 
     @property
     def discards(self) -> int:
-        """Cards out of the shoe and off the table: the burn pile. A game is dealt from one fresh
-        deck and every card it deals stays on the table until it ends, an out player's included
-        (RULINGS, single-deck recycling), so the rest of the deck is the shoe and the table."""
+        """Cards out of the shoe and off the table: the burn pile and, where the game was dealt on
+        from a shoe that dealt earlier games (Regent), their cards. Every card this game deals
+        stays on the table until it ends, an out player's included (RULINGS, single-deck
+        recycling), so the rest of the deck is the shoe and the table."""
         return sum(self.shoe.full) - len(self.shoe) - self.dealt
 
     def cards_to_come(self, in_flight: int = 0) -> int:

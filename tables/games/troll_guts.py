@@ -12,6 +12,10 @@ survivor takes the pot. See docs/rules/troll_guts.md.
 
 The ordering is never keyed on its own: each downcard is recorded when it is
 revealed, by the steal or buy that names its rank.
+
+Each game is dealt from a freshly shuffled deck: the booklet's "Setup" (ante,
+shuffle, deal) starts every game, with none of Regent's dealing to the bottom
+across games (the table asks for a new shoe once a game is dealt: services.shoes).
 """
 
 from __future__ import annotations

@@ -95,7 +95,8 @@ from .shoes import (
 # What a keyed rank off the cards' ranks is told, here and by the forms and the API's fields.
 RANK_RANGE = f"A rank is {min(RANKS)} to {max(RANKS)}"
 # Games whose shoe deals one game: a game's cards are counted from one deck (Blackstone never recycles,
-# a secret hand's reveals are checked against it).
+# a secret hand's reveals are checked against it). Regent deals on unless its table says otherwise
+# (shoes.NEW_DECK_OPTIONS); its hands then start where the one before left the shoe (`_shoe_held`).
 ONE_GAME_A_SHOE = (Game.BLACKSTONE, *SECRET_HANDS, *WHOLE_DECK)
 # Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
 DRAW_FEE = "draw fee"
@@ -415,6 +416,7 @@ def _charge_time(table: Table, sessions: dict[int, SeatSession], by) -> None:
 def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -> tuple[HandSetup, Engine]:
     """The hand's setup, with the options in force as the engine records them, and its game."""
     options, state = _engine_setup(table, shoe, seats)
+    remaining, unseen = _shoe_held(table, shoe)
     setup = HandSetup(
         game=table.game,
         seats=tuple(seats),
@@ -423,14 +425,29 @@ def _setup(table: Table, shoe: Shoe, seats: list[int], stakes: dict[int, int]) -
         carry=_carry(table),
         state=state,
         decks=shoe.decks,
-        remaining=tuple(shoe_known_remaining(shoe)),
-        unseen=shoe_unseen(shoe),
+        remaining=remaining,
+        unseen=unseen,
     )
     try:
         game = setup.start()
     except IllegalAction as error:
         raise HandError(str(error)) from error
     return replace(setup, options=game.options.as_record()), game
+
+
+def _shoe_held(table: Table, shoe: Shoe) -> tuple[tuple[int, ...], int]:
+    """What `shoe` holds for the table's next hand: the cards of each rank it could still give, and
+    how many of those left it face down, counted from its cards. A secret-hand game dealt on from a
+    physical shoe (Regent) starts instead where the game of the shoe's latest hand left it: a card
+    dealt face down unseen and revealed since (a gift, a see) is recorded unseen, so the count alone
+    would let the shoe give that rank once more (RULINGS: a rank the shoe can no longer hold is
+    refused). Nothing leaves the shoe between two hands, so that game's shoe is the shoe's."""
+    if table.game in SECRET_HANDS and shoe.kind == Shoe.Kind.PHYSICAL:
+        latest = shoe.hands.order_by("-number").first()
+        if latest is not None:
+            left = replay(latest).shoe
+            return tuple(left.remaining), left.unseen
+    return tuple(shoe_known_remaining(shoe)), shoe_unseen(shoe)
 
 
 def _carry(table: Table) -> int:

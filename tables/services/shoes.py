@@ -36,6 +36,9 @@ MAX_BURN = 10
 # refuses only at the games whose shoe must deal one game (hands.ONE_GAME_A_SHOE): Starboard may
 # deal on, recycling its discards (docs/rules/starboard.md).
 FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS, *WHOLE_DECK)
+# Games whose rules deal on from one deck unless the table's house rule asks for a fresh one every
+# round or game (and which word says so): the option decides, whatever the lists above say.
+NEW_DECK_OPTIONS = {Game.PORT: ("new_deck_each_round", "round"), Game.REGENT: ("new_deck_each_game", "game")}
 _system_random = secrets.SystemRandom()
 
 
@@ -287,9 +290,12 @@ def _retired(shoe: Shoe, reason: str, chain: Chain) -> dict:
 def fresh_deck_due(table: Table, shoe: Shoe, games) -> str:
     """Why `shoe` may not deal `table`'s next game, or "": the table deals every game (or round: the
     points games, and Port told so) from a freshly shuffled deck, its game being one of `games` or
-    Port's `new_deck_each_round` on, and the shoe has dealt one already."""
-    if table.game == Game.PORT and table.options.get("new_deck_each_round"):
-        each = "round"
+    its house rule in `NEW_DECK_OPTIONS` on (Port's `new_deck_each_round`, Regent's
+    `new_deck_each_game`), and the shoe has dealt one already."""
+    if table.game in NEW_DECK_OPTIONS:
+        option, each = NEW_DECK_OPTIONS[table.game]
+        if not table.options.get(option):
+            return ""
     elif table.game in games:
         each = "round" if table.game in WHOLE_DECK else "game"
     else:
@@ -302,7 +308,7 @@ def fresh_deck_due(table: Table, shoe: Shoe, games) -> str:
 def shoe_spent(shoe: Shoe) -> str:
     """Why the shoe in play cannot deal the table's next hand, or "" while it can: its cut card
     is out, its deck is dealt out, or its game shuffles a fresh deck for every game (Blackstone,
-    Starboard: docs/rules) and one was dealt from it."""
+    Starboard, a secret-hand game but Regent: docs/rules) and one was dealt from it."""
     if shoe.cut_card_out:
         return "The cut card is out: shuffle a new shoe before the next hand."
     if reason := fresh_deck_due(shoe.table, shoe, FRESH_DECK_EVERY_GAME):

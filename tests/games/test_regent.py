@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tables.games import CardDue, DecisionDue, Finished, IllegalAction, Move, new_game, replay
+from tables.games import CardDue, DecisionDue, Finished, HandSetup, IllegalAction, Move, new_game, replay
 from tables.games.base import CardEvent
-from tables.games.cards import RANKS, composition
+from tables.games.cards import RANKS, Shoe, composition
 from tables.simulation import SimShoe
 
 from .secret_play import play, public_record, start
@@ -193,6 +193,13 @@ def test_seven_players_are_refused():
         start("regent", {seat: [1, 2] for seat in range(1, 8)})
 
 
+def test_a_fresh_deck_every_game_is_a_house_rule_off_by_default():
+    assert duel().options.new_deck_each_game is False
+    assert duel(new_deck_each_game=True).options.as_record()["new_deck_each_game"] is True
+    with pytest.raises(IllegalAction, match="new_deck_each_game is on"):
+        duel(new_deck_each_game="yes")
+
+
 # -- dealing to the bottom of the deck ------------------------------------------------------------
 # Booklet: "You can deal to the bottom of the deck, to minimize shuffling, and then recycle the
 # discards, exactly as in Pairs." RULINGS: when the deck is empty, shuffle the discards only (the
@@ -322,3 +329,73 @@ def test_a_recycled_deck_never_deals_a_card_twice_and_the_game_replays_from_its_
     for kind, step in steps:
         {"burn": again.burn, "recycle": again.recycle, "card": again.deal, "act": again.act}[kind](step)
     assert again.settlement() == g.settlement() and again.transcript == g.transcript
+
+
+# -- games dealt on from one deck ------------------------------------------------------------------
+# The booklet's setting up (shuffle, burn five) is done once: each game is dealt on from the deck the
+# game before left, its setup recording what the shoe held (tables.services.hands: `_shoe_held`).
+
+
+def deal_on(seats: int, burn: int, seed: int, games: int):
+    """`games` Regent games from one shuffled deck burned `burn` (no cut card), each started from
+    the shoe the one before left, as a table's hand setup records it; a dry deck refilled with its
+    discards (the earlier games' cards and the burns) as the dealer does. Return each game's setup,
+    game and steps, and every card that left the deck in order (a refill as its ("recycle", ranks))."""
+    rng = random.Random(seed)
+    deck = SimShoe(1, rng, burn=burn, penetration=None)
+    players = list(range(1, seats + 1))
+    held = Shoe()
+    for rank in deck.discards:
+        held.take(rank)
+    out: list = list(deck.discards)
+    played = []
+    for _ in range(games):
+        assert held.remaining == ranks_of(deck.order[deck.pos :])  # the setup holds what the deck holds
+        setup = HandSetup("regent", tuple(players), dict.fromkeys(players, 500), {"collection": "none"},
+                          remaining=tuple(held.remaining), unseen=held.unseen)
+        g, steps = setup.start(), []  # no `deck.begin_hand()`: at its bottom it would shuffle a new deck
+        while not g.finished:
+            due = g.next
+            if isinstance(due, DecisionDue):
+                draw = ("draw",) in due.choices and rng.random() < 0.9
+                steps.append(("act", ("draw",) if draw else rng.choice(due.choices)))
+                g.act(steps[-1][1])
+            elif deck.pos == len(deck.order):
+                deck.refill()
+                steps.append(("recycle", ranks_of(deck.order)))
+                steps += [("burn", rank) for rank in deck.discards]
+                out += [steps[-1 - len(deck.discards)], *deck.discards]
+                for kind, step in steps[-1 - len(deck.discards):]:
+                    g.recycle(step) if kind == "recycle" else g.burn(step)
+            else:
+                steps.append(("card", deck.draw()))
+                out.append(steps[-1][1])
+                g.deal(steps[-1][1])
+        deck.end_hand()
+        played.append((setup, g, steps))
+        held = g.shoe
+    return played, out
+
+
+@settings(max_examples=25, deadline=None)
+@given(seats=st.integers(2, 6), burn=st.integers(0, 10), seed=st.integers(0, 2**32 - 1))
+def test_games_dealt_on_from_one_deck_never_deal_a_card_twice_and_each_replay_from_its_setup(
+    seats, burn, seed
+):
+    played, out = deal_on(seats, burn, seed, games=4)
+
+    # between two shuffles (the first, then each refill) no rank leaves the deck more often than
+    # the deck held it: no card is dealt twice, however many games it serves
+    deck, dealt = list(composition(1)), Counter()
+    for card in out:
+        if isinstance(card, tuple):
+            deck, dealt = card[1], Counter()
+        else:
+            dealt[card] += 1
+            assert dealt[card] <= deck[card]
+    for setup, g, steps in played:
+        again = HandSetup.from_record(setup.to_record()).start()
+        for kind, step in steps:
+            {"burn": again.burn, "recycle": again.recycle, "card": again.deal, "act": again.act}[kind](step)
+        assert again.settlement() == g.settlement() and again.transcript == g.transcript
+        assert again.shoe.remaining == g.shoe.remaining and again.shoe.unseen == g.shoe.unseen

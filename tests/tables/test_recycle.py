@@ -285,8 +285,9 @@ def test_raw_sql_cannot_edit_or_remove_a_recycle(jammed, dana, sql):
 
 
 # Regent dealt to the bottom of its deck (booklet: "You can deal to the bottom of the deck ... and
-# then recycle the discards, exactly as in Pairs"). A Regent game is dealt from one fresh deck, so
-# its discards are the burn pile: every card dealt stays on the table, even a knocked-out player's.
+# then recycle the discards, exactly as in Pairs"). The first game of a freshly shuffled deck has the
+# burn pile for its discards: every card dealt stays on the table, even a knocked-out player's; the
+# games dealt on after it have the earlier games' cards too.
 
 
 def draw_while_you_can(due) -> tuple:
@@ -346,3 +347,17 @@ def test_the_regent_tablet_says_a_draw_from_the_empty_deck_shuffles_its_discards
     dealer.card(dealer.mirror.next)
 
     assert hand_screen(dealer.hand)["recycled"][0]["says"] == "Deck recycled from 5 discards, 4 burned."
+
+
+def test_the_next_regent_game_refills_the_deck_the_last_one_dealt_dry_with_all_of_its_cards(pit, pete, dana):
+    first = regent_dealt_dry(pit, pete, dana, Shoe.Kind.SYSTEM)
+    assert first.shoe.cards_out == 55 + 5 + 4 + 3 + 2 + 1  # the deck and every burn: none left in it
+
+    second = hand_start(table=first.table, by=dana, key=key())
+    second = settle(Dealer(second, dana, random.Random("regent again")).play(), dana)
+
+    assert second.shoe_id == first.shoe_id
+    recycle = Recycle.objects.filter(hand=second).order_by("seq").first()
+    # the first game's 55 cards, off the table once it ended, are the whole deck again
+    assert (recycle.cards, recycle.burned, recycle.shoe_position) == (55, 5, first.shoe.cards_out + 1)
+    assert hand_replay_check(Hand.objects.get(pk=second.pk))["matches"] is True

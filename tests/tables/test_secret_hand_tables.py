@@ -333,3 +333,72 @@ def test_the_monster_s_showdown_shows_each_hand_shown_and_the_monster_s_cards(pi
     assert cards[1] == [10, 9, 8, 7] and cards[2] == [10, 9, 8, 7, 5] and cards[3] == [6, 6, 5, 4, 3, 2]
     assert screen["secret"]["monster"] == [10]
     assert screen["next"]["says"] == "Next card: turn up the next card of the Monster's hand."
+
+
+# Regent deals on from one deck (booklet: "Shuffle the deck and burn five cards, as in Pairs. You can
+# deal to the bottom of the deck, to minimize shuffling, and then recycle the discards, exactly as in
+# Pairs"), unless the table shuffles a fresh deck every game (option `new_deck_each_game`).
+
+
+def regent_game(table, dana, seed, choose=None) -> Hand:
+    hand = hand_start(table=table, by=dana, key=key())
+    hand = Dealer(hand, dana, random.Random(seed), choose=choose).play()
+    return hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+
+@pytest.mark.parametrize("kind", [Shoe.Kind.SYSTEM, Shoe.Kind.PHYSICAL])
+def test_a_regent_table_deals_the_next_game_on_from_the_deck_the_last_one_left(pit, pete, dana, kind):
+    table = table_for(pit, pete, Game.REGENT, kind)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    first = regent_game(table, dana, "regent on")
+
+    second = hand_start(table=table, by=dana, key=key())
+
+    assert second.shoe_id == first.shoe_id and not table_screen(table)["shoe_note"]
+    left = hand_game(Hand.objects.get(pk=first.pk)).shoe  # what the first game left in the shoe
+    held = second.setup["shoe"]
+    assert (held["remaining"], held["unseen"]) == (left.remaining, left.unseen)
+    assert sum(left.remaining) - left.unseen == 55 - second.shoe.cards_out  # the cards still in it
+    second = Dealer(second, dana, random.Random("regent on, again")).play()
+    second = hand_settle(hand=second, by=dana, expected_seq=second.seq, key=key())
+    assert hand_replay_check(Hand.objects.get(pk=second.pk))["matches"] is True
+
+
+def test_a_regent_table_told_so_shuffles_a_fresh_deck_for_every_game(pit, pete, dana):
+    table = open_table(pit, pete, Game.REGENT, "Regent 1", 1, 100, options={"new_deck_each_game": True})
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    regent_game(table, dana, "regent fresh")
+
+    said = "Regent deals every game from a fresh deck: shuffle before the next game."
+    assert table_screen(table)["shoe_note"] == said
+    with pytest.raises(HandError, match=said):
+        hand_start(table=table, by=dana, key=key())
+
+
+def see_or_gift_first(due) -> tuple:
+    """Players who reveal a face-down card as soon as they can: see, else gift, else draw."""
+    for move in ("see", "gift", "draw"):
+        for choice in due.choices:
+            if choice[0] == move:
+                return choice
+    return due.choices[0]
+
+
+def test_a_card_revealed_in_a_physical_regent_game_stays_out_of_the_shoe_in_the_next(pit, pete, dana):
+    table = table_for(pit, pete, Game.REGENT, Shoe.Kind.PHYSICAL)
+    for number in (1, 2):
+        seat(table, number, CHIPS, dana)
+    first = regent_game(table, dana, "regent reveal", choose=see_or_gift_first)
+    revealed = [rank for d in first.decision_list if d.action[0] in ("see", "gift") for rank in d.action[2:]]
+    assert revealed  # the first game turned face-down cards over
+
+    second = hand_start(table=table, by=dana, key=key())
+
+    # The cards' records say those cards left the shoe unseen; the game that revealed them knows better.
+    counted_ranks, unseen = shoes.shoe_known_remaining(second.shoe), shoes.shoe_unseen(second.shoe)
+    assert second.setup["shoe"]["unseen"] == unseen - len(revealed)
+    for rank in set(revealed):
+        assert second.setup["shoe"]["remaining"][rank] == counted_ranks[rank] - revealed.count(rank)
+    assert hand_game(second).shoe.remaining == second.setup["shoe"]["remaining"]  # the engine checks by it

@@ -4,6 +4,7 @@ and the card records are checked."""
 import re
 
 import pytest
+from django.db import transaction
 from playwright.sync_api import Page, expect
 
 from casino.roles import DEALER
@@ -728,3 +729,35 @@ def test_a_cash_out_left_open_stays_open_for_its_player_and_not_for_the_next_one
     seat_open(table=rocket, seat=2, buy_in=40, player_name="Bob", by=dana, key=key())
     expect(seat.locator(".player")).to_have_text("Bob")
     expect(pay_out).to_be_hidden()
+
+
+def test_a_bet_typed_for_a_player_who_left_is_not_carried_onto_the_next_one_at_that_seat(
+    floor, people, tablet
+):
+    # found on the floor: a bet typed for Ann (not yet sent) was kept by the seat's number when Ann
+    # cashed out at the pit and Bob sat down there, so one tap on Start the hand staked it for Bob
+    rocket, dana = floor["rocket"], people["dana"]
+    deal_at(rocket, dana, people["pete"])
+    page = tablet("dana", polls=True)
+    open_table(page, "Rocket 1")
+    seat_player(page, 3, "Ann", 100)
+    seat_player(page, 4, "Cy", 100)
+    page.get_by_label("Seat 3 bet", exact=True).fill("50")
+    page.get_by_label("Seat 4 bet", exact=True).fill("30")
+
+    def ann_leaves_and_bob_sits_down():  # at once: no poll draws seat 3 empty between the two
+        ann = SeatSession.objects.get(seat__table=rocket, seat__number=3, ended_at=None)
+        with transaction.atomic():
+            seat_close(session=ann, by=dana, key=key())
+            seat_open(table=rocket, seat=3, buy_in=40, player_name="Bob", by=dana, key=key())
+
+    redrawn_by_poll(page, ann_leaves_and_bob_sits_down)
+
+    expect(page.locator('article[aria-label="Seat 3"] .player')).to_have_text("Bob")
+    expect(page.get_by_label("Seat 3 bet", exact=True)).to_have_value("0")  # Bob's own: nothing typed
+    expect(page.get_by_label("Seat 4 bet", exact=True)).to_have_value("30")  # still Cy's, as typed
+    expect(page.locator("#ahead-refused")).to_have_text(
+        "Not kept: Seat 3 bet 50. The table changed and that form is gone: type it again if it still applies."
+    )
+    hand = start_hand(page)
+    assert hand.committed == {"4": 30}

@@ -182,8 +182,10 @@
   // reason): the redraw keeps it. Holding the redraw instead kept an abandoned form's screen from
   // following the table until the dealer's next tap. What was typed, the fold-outs open and the
   // field being typed in (with its caret) are carried onto the fresh screen, field by field, by the
-  // form they belong to (its address and seat). A field whose form is no longer there (the seat was
-  // taken elsewhere, the hand was started) cannot be kept, and the dealer is told what was dropped.
+  // form they belong to (its address and seat) and the player seated where they lie (`occupant`). A
+  // field whose form is no longer there (the seat was taken elsewhere, the hand was started), or
+  // whose player left and another sat down there, cannot be kept, and the dealer is told what was
+  // dropped.
   // The answer to a form sent from the table is drawn the same way: a dealer seats one player and is
   // typing at the next seat before it comes. Only the sent form is the answer's own (cleared once
   // done; a refusal draws it with what was typed, `with_typed`), with every form of its address and
@@ -209,16 +211,23 @@
     return (form ? form.getAttribute("action") : "") + "|" + (seat ? seat.value : "") + "|";
   }
 
-  function fieldKey(field) {
-    return formKey(field.form) + field.name + "|" + (field.type === "radio" ? field.value : "");
+  // The seat session of the seat an element lies at ("" off the seats, or at an empty seat). A bet
+  // belongs to the hand's form, whatever its seat's player: typed for one player, it must not be
+  // staked for the next one seated there; nor a Cash out left open pay out someone else.
+  function occupant(element) {
+    var seat = element.closest("[data-session]");
+    return seat ? seat.dataset.session : "";
   }
 
-  // A fold-out by the form it holds (or lies in), whose address names the seat's player: opened for
-  // one player, it does not open for the next one seated there (a Cash out left open must not pay
-  // out someone else).
+  function fieldKey(field) {
+    return formKey(field.form) + occupant(field) + "|" + field.name + "|" +
+      (field.type === "radio" ? field.value : "");
+  }
+
+  // A fold-out by the form it holds (or lies in), and its seat's player.
   function foldKey(details) {
     var form = details.querySelector("form") || details.closest("form");
-    return formKey(form) + details.querySelector("summary").textContent.trim();
+    return formKey(form) + occupant(details) + "|" + details.querySelector("summary").textContent.trim();
   }
 
   function typedOn(screen, sent) {

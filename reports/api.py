@@ -12,7 +12,7 @@ signed with the closer's own password or PIN (`Idempotency-Key` header as for ev
 adjust/, which posts what was found for a closed day since into the next open day.
 """
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -25,6 +25,7 @@ from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import casino_records_seen, reports_seen
 from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
 from reports.services.master_game import adjustments_of
+from tables.api.parsers import loads
 from tables.api.queries import QUERY_REFUSAL, Pages
 from tables.api.serializers import RequestSerializer
 from tables.api.views import CHANGE_HEADERS, device, idempotency_key, parsed
@@ -81,13 +82,39 @@ class ReportSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {}})
+class ParamsField(serializers.JSONField):
+    """A report's parameters: an object in a JSON body; in a form (and the browsable API's, whose
+    HTML form draws it as a text box) the same object written as JSON, as a form cannot nest.
+    DRF's JSONField reads a form's value as JSON text and a JSON body's as it came; that text is
+    decoded as a JSON body is (`tables.api.parsers.loads`: no key twice, no deep nesting). DRF's other
+    way for a form, flat `params.<name>` fields (DictField), has no HTML form in the browsable API
+    and reads a list (`tables`) as its last value; this one writes the parameters the same way in both."""
+
+    default_error_messages = {
+        "invalid": "Value must be valid JSON: {error}",
+        "not_object": 'Give the parameters as one JSON object, {{"name": value, ...}}, not {kind}.',
+    }
+
+    def to_internal_value(self, data):
+        if getattr(data, "is_json_string", False):  # a form's field (DRF's JSONField marks it so)
+            try:
+                data = loads(data)
+            except ValueError as error:
+                self.fail("invalid", error=error)
+        if not isinstance(data, dict):
+            self.fail("not_object", kind="null" if data is None else type(data).__name__)
+        return data
+
+
 class StartSerializer(RequestSerializer):
     kind = serializers.CharField(help_text="house_edge, statistics, reconciliation or master_game")
-    params = serializers.DictField(
+    params = ParamsField(
         help_text="house_edge: date_from, date_to, group, casino, tables, game, dealer, shift; "
         "statistics and master_game: casino, date; reconciliation: session, or shift, or table with "
         "date_from and date_to. A name the kind does not take, a malformed value or a record that does "
-        'not exist is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}.'
+        'not exist is refused with 400, naming it: {"params": {"table": ["There is no table 9."]}}. '
+        'A form-encoded body gives the same object as JSON text: params={"casino": 1, "date": "2026-03-01"}.'
     )
 
 
@@ -106,6 +133,10 @@ class ReportViewSet(ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return reports_seen(super().get_queryset(), self.request.user)
+
+    def get_serializer_class(self):
+        """The browsable API draws its POST form from this: the fields a start takes, not a report's."""
+        return StartSerializer if self.action == "create" else ReportSerializer
 
     @extend_schema(request=StartSerializer, responses={202: ReportSerializer})
     def create(self, request):

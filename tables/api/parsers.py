@@ -23,17 +23,23 @@ class JSONParser(parsers.JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         """DRF's parse, with each object's keys checked as it is decoded (`unique_keys`)."""
         encoding = parsers.get_encoding(parser_context or {})
-        parse_constant = json.strict_constant if self.strict else None
         try:
-            decoded = codecs.getreader(encoding)(stream)
-            data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=unique_keys)
-            if depth(data) <= MAX_DEPTH:
-                return data
-        except RecursionError:  # deeper than the decoder goes: deeper than MAX_DEPTH too
-            pass
+            return loads(codecs.getreader(encoding)(stream).read(), strict=self.strict)
         except ValueError as error:
             raise ParseError(f"JSON parse error - {error}") from error
-        raise ParseError(f"JSON parse error - the body nests more than {MAX_DEPTH} levels deep.")
+
+
+def loads(text: str, *, strict: bool = True):
+    """JSON text decoded as the API decodes a body (also a JSON value sent as a form's field): a key
+    written twice, or nesting deeper than MAX_DEPTH, is a ValueError saying so, as malformed JSON is."""
+    parse_constant = json.strict_constant if strict else None
+    try:
+        data = json.loads(text, parse_constant=parse_constant, object_pairs_hook=unique_keys)
+        if depth(data) <= MAX_DEPTH:
+            return data
+    except RecursionError:  # deeper than the decoder goes: deeper than MAX_DEPTH too
+        pass
+    raise ValueError(f"the JSON nests more than {MAX_DEPTH} levels deep.")
 
 
 def unique_keys(pairs: list[tuple]) -> dict:

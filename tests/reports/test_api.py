@@ -5,6 +5,10 @@ worker, which then found nothing or failed; now the request is refused with 400 
 and neither a report nor a task comes of it.
 """
 
+import json
+import re
+from urllib.parse import urlencode
+
 import pytest
 
 from reports.models import Report
@@ -130,3 +134,67 @@ def test_records_that_exist_start_the_report_and_queue_it_once(
     assert [answer.status_code for answer in answers] == [202] * len(asked)
     assert Report.objects.count() == len(queued) == len(asked)
     assert Report.objects.get(kind="house_edge").params["tables"] == sorted([rocket.pk, blackstone.pk])
+
+
+# A form-encoded body (and the browsable API's HTML form): `params` as JSON text
+
+FORMS = {
+    "urlencoded": lambda client, body: client.post(
+        "/api/reports/", urlencode(body), content_type="application/x-www-form-urlencoded"
+    ),
+    "multipart": lambda client, body: client.post("/api/reports/", body),  # the browsable API's form
+}
+
+
+@pytest.mark.parametrize("encoding", FORMS)
+def test_a_form_gives_the_params_as_json_text_and_starts_the_report_a_json_body_would(
+    as_pete, rocket, pete, encoding, django_capture_on_commit_callbacks
+):
+    # found on the floor: a form's `params` could not be a dict (DictField), so every form was 400
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    params = {"table": rocket.pk, "date_from": DAY, "date_to": DAY}
+
+    with django_capture_on_commit_callbacks() as queued:
+        answer = FORMS[encoding](as_pete, {"kind": "reconciliation", "params": json.dumps(params)})
+    assert answer.status_code == 202, answer.content
+    again = start(as_pete, "reconciliation", params)  # the same report, asked for as JSON
+
+    assert again.status_code == 202 and again.json()["id"] == answer.json()["id"]
+    assert Report.objects.get().params["table"] == rocket.pk and len(queued) == 1
+
+
+@pytest.mark.parametrize(
+    "params, said",
+    [
+        ("{table: 1}", "Value must be valid JSON"),
+        ('{"table": 1, "table": 2}', "written twice"),
+        ("[" * 20 + "]" * 20, "nests more than 16 levels deep"),
+        ("[1, 2]", "Give the parameters as one JSON object"),
+        ('"table=1"', "Give the parameters as one JSON object"),
+    ],
+)
+@pytest.mark.parametrize("encoding", FORMS)
+def test_a_form_whose_params_are_not_one_json_object_is_refused_naming_params(
+    as_pete, encoding, params, said, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as queued:
+        answer = FORMS[encoding](as_pete, {"kind": "statistics", "params": params})
+
+    assert answer.status_code == 400
+    assert list(answer.json()) == ["params"] and said in answer.json()["params"][0]
+    assert not Report.objects.exists() and queued == []
+
+
+@pytest.mark.parametrize("params", ['{"casino": 1, "date": "2026-03-01"}', ["casino"], None])
+def test_a_json_body_still_gives_the_params_as_an_object_not_as_text(
+    as_pete, params, django_capture_on_commit_callbacks
+):
+    body = refused(as_pete, "statistics", params, django_capture_on_commit_callbacks)
+
+    assert list(body) == ["params"]
+
+
+def test_the_browsable_api_draws_a_text_box_for_the_params(as_pete):
+    page = as_pete.get("/api/reports/", HTTP_ACCEPT="text/html").content.decode()
+
+    assert re.search(r'<textarea name="params"', page)

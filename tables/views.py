@@ -44,6 +44,7 @@ from tables.services import (
 from tables.services.approvals import MONEY_ON_A_SLIP
 from tables.services.offline import QueueOutcome, hand_queue_apply
 from tables.services.rating_slips import (
+    check_rate,
     rating_slip_close,
     rating_slip_move,
     rating_slip_pause,
@@ -153,11 +154,24 @@ SEAT = Pages(
     refused=refused,
     failed=lambda request, session, error, form: table_failed(request, session.seat.table, error, form),
 )
+slip_seen = fetch_seen(rating_slips_seen, pk="slip_id")
+
+
+def fetch_slip(request: HttpRequest, **ids) -> RatingSlip:
+    """The slip the URL names (among those the user sees), with `at_table`, the table it is at as
+    the tap comes. The check and the screen a refusal draws read that one table: a slip the pit
+    moves on meanwhile to a table the user does not see (the service then refuses, not naming it)
+    never draws that table's screen for them."""
+    slip = slip_seen(request, **ids)
+    slip.at_table = slip_table(slip)
+    return slip
+
+
 SLIP = Pages(
-    fetch=fetch_seen(rating_slips_seen, pk="slip_id"),
-    check=lambda user, slip: check_deal(user, slip_table(slip)),
+    fetch=fetch_slip,
+    check=lambda user, slip: check_rate(user, slip.at_table),
     refused=refused,
-    failed=lambda request, slip, error, form: table_failed(request, slip_table(slip), error, form),
+    failed=lambda request, slip, error, form: table_failed(request, slip.at_table, error, form),
 )
 TRAY_REQUEST = Pages(
     fetch=fetch_seen(

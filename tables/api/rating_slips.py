@@ -2,7 +2,9 @@
 move to the player's seat session at another table, close; read it with its figures.
 
 A slip is found (else 404) when one of the tables it ran at is one the user sees; the services
-refuse (403) anyone who is not the dealer on shift or the pit manager there, before writing.
+refuse (403) anyone who is not the dealer on shift or the pit manager there, before writing. Where
+the slip is now is read, and named in a refusal, only at a table the user sees (`slip_body`,
+`tables.services.rating_slips.check_rate`).
 """
 
 from django.shortcuts import get_object_or_404
@@ -13,7 +15,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from tables.models import RatingSlip, SeatSession
-from tables.selectors import at_tables_seen, rating_slips_seen
+from tables.selectors import at_tables_seen, rating_slips_seen, tables_visible_to
 from tables.services.rating_slips import (
     rating_slip_close,
     rating_slip_move,
@@ -36,8 +38,15 @@ class RatingSlipSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     player = serializers.IntegerField(source="player_id")
     state = serializers.CharField(help_text="The last step: started, paused, resumed, moved or closed.")
-    session = serializers.IntegerField(help_text="The seat session the slip is (or was last) at.")
-    table = serializers.IntegerField()
+    session = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seat session the slip is (or was last) at; null at a table you do not see.",
+    )
+    table = serializers.IntegerField(
+        allow_null=True,
+        help_text="Its table; null when the slip moved on to a table you do not see (you read the slip "
+        "because it ran at one you do).",
+    )
     time_played_seconds = serializers.IntegerField()
     hands = serializers.IntegerField()
     total_bet = serializers.IntegerField()
@@ -46,15 +55,19 @@ class RatingSlipSerializer(serializers.Serializer):
     theoretical_win = serializers.DecimalField(max_digits=20, decimal_places=2)
 
 
-def slip_body(slip: RatingSlip) -> dict:
+def slip_body(slip: RatingSlip, user) -> dict:
+    """The slip as `user` reads it: where it is now only if that is a table they see. A slip is read
+    where it ever ran, and where the player went since is no more theirs than that table's records."""
     state, figures = slip_state(slip), slip_figures(slip)
+    table = state.session.seat.table_id
+    seen = tables_visible_to(user).filter(pk=table).exists()
     return RatingSlipSerializer(
         {
             "id": slip.pk,
             "player_id": slip.player_id,
             "state": state.kind,
-            "session": state.session_id,
-            "table": state.session.seat.table_id,
+            "session": state.session_id if seen else None,
+            "table": table if seen else None,
             "time_played_seconds": int(figures.time_played.total_seconds()),
             "hands": figures.hands,
             "total_bet": figures.total_bet,
@@ -77,7 +90,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         return rating_slips_seen(self.request.user)
 
     def retrieve(self, request, pk=None):
-        return Response(slip_body(self.get_object()))
+        return Response(slip_body(self.get_object(), request.user))
 
     @extend_schema(
         summary="Start a rating slip at a carded player's seat",
@@ -90,7 +103,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         slip = rating_slip_start(
             session=session, by=request.user, device=device(request), key=idempotency_key(request)
         )
-        return Response(slip_body(slip), status=201)
+        return Response(slip_body(slip, request.user), status=201)
 
     @extend_schema(
         summary="Pause the slip",
@@ -136,7 +149,8 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
             slip_body(
                 rating_slip_move(
                     slip=slip, to=to, by=request.user, device=device(request), key=idempotency_key(request)
-                )
+                ),
+                request.user,
             )
         )
 
@@ -145,7 +159,7 @@ class RatingSlipViewSet(TableAPI, mixins.RetrieveModelMixin):
         slip = service(
             slip=self.get_object(), by=request.user, device=device(request), key=idempotency_key(request)
         )
-        return Response(slip_body(slip))
+        return Response(slip_body(slip, request.user))
 
     def _session(self, pk: int) -> SeatSession:
         return get_object_or_404(

@@ -20,7 +20,7 @@ from .views import check_watch, page, refused, render_table
 
 
 def slip_failed(request, slip: RatingSlip, error, form) -> HttpResponse:
-    return render_table(request, tablet.slip_table(slip), error=error.message, status=error.status)
+    return render_table(request, slip.at_table, error=error.message, status=error.status)
 
 
 def seat_failed(request, session, error, form) -> HttpResponse:

@@ -196,15 +196,21 @@ def _locked_state(slip: RatingSlip, by) -> RatingSlipEvent:
     return slip_state(slip)
 
 
-def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession:
-    session = SeatSession.objects.select_related("seat__table", "player").get(pk=session_id)
-    table = Table.objects.select_for_update(no_key=True).get(pk=session.seat.table_id)
-    if not user_can_deal(by, table):
-        # A slip is read where it ever ran: the table it moved to may be one the user does not see.
-        named = table if tables_visible_to(by).filter(pk=table.pk).exists() else "that table"
+def check_rate(user, table: Table) -> None:
+    """The refusal of someone who may not run slips at `table` (the services', the tablet's and the
+    pit's). A slip is read where it ever ran, so the table it is at now may be one the user does not
+    see: that one is not named ("that table"), and the refusal is the one a table they see gets but
+    for its name, so it tells nothing of where the player went."""
+    if not user_can_deal(user, table):
+        named = table if tables_visible_to(user).filter(pk=table.pk).exists() else "that table"
         raise NotAllowed(
             f"You may not rate players at {named}: only its dealer on shift or the pit manager may."
         )
+
+
+def _lock_session(session_id: int, by, *, open_only: bool = True) -> SeatSession:
+    session = SeatSession.objects.select_related("seat__table", "player").get(pk=session_id)
+    check_rate(by, Table.objects.select_for_update(no_key=True).get(pk=session.seat.table_id))
     session = (
         SeatSession.objects.select_for_update(no_key=True, of=("self",))
         .select_related("seat__table", "player")

@@ -77,6 +77,23 @@ def test_a_refusal_at_the_table_a_slip_moved_to_does_not_name_it(ann_seated, as_
     assert RatingSlipEvent.objects.count() == events
 
 
+def test_a_slip_moved_to_a_table_the_dealer_does_not_see_is_read_without_where_it_went(
+    ann_seated, as_dana, as_pete, pete
+):
+    """dana reads the slip (it ran at her Rocket 1), but its body gave the table and seat session it
+    moved to: Blackstone 1's id, a table she does not see, and so where the player went."""
+    slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()
+    blackstone = ann_seated.seat.table.pit.tables.get(name="Blackstone 1")
+    there = seat_open(table=blackstone, seat=1, buy_in=100, player=ann_seated.player, by=pete, key=new_key())
+    rating_slip_move(slip=RatingSlip.objects.get(pk=slip["id"]), to=there, by=pete, key=new_key())
+
+    read = as_dana.get(f"/api/rating-slips/{slip['id']}/").json()
+
+    assert (read["state"], read["table"], read["session"]) == ("moved", None, None)
+    seen = as_pete.get(f"/api/rating-slips/{slip['id']}/").json()  # the pit sees both tables
+    assert (seen["table"], seen["session"]) == (blackstone.pk, there.pk)
+
+
 def test_a_step_out_of_order_is_a_409_and_writes_nothing(ann_seated, as_dana):
     # The slip is running: it went past "paused" (or never was), a conflict with its state.
     slip = as_dana.change("/api/rating-slips/", {"session": ann_seated.pk}).json()

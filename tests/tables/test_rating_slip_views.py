@@ -12,7 +12,7 @@ from casino.roles import ROLES, grant_role_permissions
 from tables.models import Game, RatingSlip, RatingSlipEvent
 from tables.services import seat_close, seat_open, shift_start
 from tables.services.players import player_create
-from tables.services.rating_slips import slip_state
+from tables.services.rating_slips import rating_slip_move, rating_slip_start, slip_state
 
 from .conftest import key, open_table, seat
 from .test_ratings import clock, dealer_pairs_nines  # noqa: F401  (the pinned clock fixture)
@@ -167,3 +167,43 @@ def test_the_player_page_lists_slips_with_figures_and_the_slip_page_its_events(
     assert detail.index("Started") < detail.index("Closed")
     refused = client.post(reverse("pit:slip_step", args=[slip.pk]), {"step": "pause", "key": key()})
     assert refused.status_code == 403 and kinds(slip) == ["started", "closed"]
+
+
+# A slip moved on to a table outside one's scope: still read where it ran, never named where it went
+
+REFUSED = "You may not rate players at that table: only its dealer on shift or the pit manager may."
+
+
+def moved_away(lee, table, by):
+    """Mr Lee's slip, started at Rocket 1, moved by `by` with him to seat 3 of `table`."""
+    slip = rating_slip_start(session=lee, by=lee.started_by, key=key())
+    seat_close(session=lee, by=lee.started_by, key=key())
+    there = seat_open(table=table, seat=3, buy_in=300, player=lee.player, by=by, key=key())
+    return rating_slip_move(slip=slip, to=there, by=by, key=key())
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["form", "htmx"])
+def test_a_dealer_tapping_a_slip_moved_to_a_table_she_does_not_see_is_not_told_which(
+    client, lee, pit, pete, headers
+):
+    # found on the floor: dana's pause on Mr Lee's slip, moved by the pit to Rocket 2 since, was
+    # refused with "You may not deal at Rocket 2", a table she does not see
+    slip = moved_away(lee, open_table(pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8), pete)
+
+    answer = step(client, slip, "pause", **headers)
+
+    assert answer.status_code == 403
+    assert REFUSED in answer.content.decode() and "Rocket 2" not in answer.content.decode()
+    assert kinds(slip) == ["started", "moved"]
+
+
+def test_the_pit_page_refusing_a_slip_moved_out_of_sight_does_not_name_its_table(client, lee, pit, pete):
+    # The pit's rating controls answer with the same check. (A pit manager of another pit never gets
+    # here: a slip moves only between tables one person may rate at, so within one pit.)
+    slip = moved_away(lee, open_table(pit, pete, Game.ROCKET, "Rocket 2", 10, 500, decks=8), pete)
+
+    answer = client.post(reverse("pit:slip_step", args=[slip.pk]), {"step": "close", "key": key()})
+
+    assert answer.status_code == 403
+    assert REFUSED in answer.content.decode() and "Rocket 2" not in answer.content.decode()
+    assert kinds(slip) == ["started", "moved"]

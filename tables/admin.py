@@ -54,6 +54,7 @@ from .models import (
     Recycle,
     Seat,
     SeatSession,
+    SeatSessionIdentified,
     Shift,
     Shoe,
     Signature,
@@ -769,6 +770,18 @@ class RatingSlipAdmin(RecordAdmin):
     list_select_related = ["player"]
     search_fields = ["player__name", "player__card_number"]
     date_hierarchy = "created_at"
+
+
+@admin.register(SeatSessionIdentified)
+class SeatSessionIdentifiedAdmin(RecordAdmin):
+    """Written by a pit manager on the table's page (`tables.services.players.identify_session`)."""
+
+    casino_paths = ("player__casino",)
+    list_display = ["at", "session", "player", "reason", "by"]
+    list_filter = [related_only("session__seat__table"), related_only("by"), "at"]
+    list_select_related = ["session__seat__table", "player", "by"]
+    search_fields = ["player__name", "player__card_number", "reason"]
+    date_hierarchy = "at"
 
 
 @admin.register(RatingSlipEvent)

@@ -1563,6 +1563,36 @@ class RatingSlipEvent(Sealed, AppendOnly):
         }
 
 
+class SeatSessionIdentified(Sealed, AppendOnly):
+    """A pit manager's word that the anonymous player of `session` is `player`: who said so, when
+    and how they knew (`reason`: the ID shown, a rating asked for). The seat session stays as it
+    was sealed at the sit-down; every read of whose session it is takes this record into account
+    (`tables.players.whose`), so the session's play, cash and time count toward the player.
+
+    One per seat session, never changed: an identification given to the wrong player is not
+    superseded (the cash reports and the incidents it opened have counted it), it is refused, and
+    the mistake goes to the auditors (docs/pit.md "Identifying a seated player"). Sealed in the
+    table's chain as it is written."""
+
+    session = models.OneToOneField(SeatSession, on_delete=models.PROTECT, related_name="identified")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="identified_sessions")
+    reason = models.CharField(max_length=200)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.session.seat}: identified as {self.player}"
+
+    def seal_content(self) -> dict:
+        return {
+            "session": self.session_id,
+            "player": self.player_id,
+            "reason": self.reason,
+            "by": self.by_id,
+            "at": utc_iso(self.at),
+        }
+
+
 class HeldQueue(Sealed, AppendOnly):
     """Steps a tablet keyed while the network was down that the server would not apply: the first
     refused step and every step after it, as the tablet sent them (kind, rank, receiver, seat,

@@ -4,9 +4,14 @@ and a player's visits and cash.
 A pit manager sees the players of the casinos of the pits they are on shift in, and of a player
 only the visits (seat sessions) and cash at the tables they see; auditors see every player.
 Dealers see no player pages: identification is never shown at the tablet.
+
+Whose a seat session is: the player seated by card, or the one a pit manager identified the
+anonymous player as after they sat down (`SeatSessionIdentified`). `whose` is the one answer every
+read takes, for the sessions and for the records of one (cash-ins).
 """
 
 from django.db.models import Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from tables.models import CashIn, Player, RatingSlip, RatingSlipEvent, SeatSession, currency
 from tables.selectors import at_tables_seen, in_casinos_seen, rating_slips_seen, supervised_pits
@@ -21,6 +26,28 @@ def player_ids(*players: Player) -> list[int]:
         frontier = list(Player.objects.filter(merged_into__in=frontier).values_list("pk", flat=True))
         ids += frontier
     return ids
+
+
+def whose(rows: QuerySet, session: str = "") -> QuerySet:
+    """`rows`, seat sessions (or records of one: `session` is the path to it, "session__"), each
+    with `whose`: the id of the player whose session it is, seated by card or identified later (the
+    record as written: compare it with `player_ids`, or resolve it), None for an anonymous one."""
+    return rows.annotate(whose=Coalesce(f"{session}player", f"{session}identified__player"))
+
+
+def played_by(rows: QuerySet, *players: Player, session: str = "") -> QuerySet:
+    """`rows` (as `whose` takes them) of `players`' sessions, merged records' included."""
+    return whose(rows, session).filter(whose__in=player_ids(*players))
+
+
+def with_players(rows) -> list:
+    """`rows` read with `whose`, as a list, each with `who`: the record kept of the player whose
+    session it is (None for an anonymous one)."""
+    rows = list(rows)
+    players = Player.objects.select_related("merged_into").in_bulk({row.whose for row in rows} - {None})
+    for row in rows:
+        row.who = players[row.whose].resolved() if row.whose else None
+    return rows
 
 
 def supervised_casinos(user) -> set[int]:
@@ -54,9 +81,8 @@ def player_search(user, query: str) -> QuerySet[Player]:
 
 def player_visits(user, player: Player) -> QuerySet[SeatSession]:
     """`player`'s seat sessions (merged records' included) at the tables `user` sees."""
-    sessions = SeatSession.objects.filter(player__in=player_ids(player))
     return (
-        at_tables_seen(sessions, user, table="seat__table")
+        at_tables_seen(played_by(SeatSession.objects, player), user, table="seat__table")
         .select_related("seat__table__pit")
         .order_by("-started_at")
     )
@@ -90,7 +116,7 @@ def _slip_row(slip: RatingSlip) -> dict:
 
 def player_cash_days(user, player: Player) -> list[dict]:
     """Cash in per gaming day (day, cents, currency) at the tables `user` sees, newest first."""
-    cash = CashIn.objects.filter(player__in=player_ids(player))
+    cash = played_by(CashIn.objects, player, session="session__")
     rows = (
         at_tables_seen(cash, user, table="session__seat__table")
         .values("day")
@@ -100,27 +126,26 @@ def player_cash_days(user, player: Player) -> list[dict]:
     return [{**row, "currency": currency(row["cents"])} for row in rows]
 
 
-def cash_log(user, *, first, last, logged_only: bool) -> QuerySet[CashIn]:
-    """Cash buy-ins of gaming days `first` to `last` at the tables `user` sees: the multiple-
-    transaction log when `logged_only`."""
+def cash_log(user, *, first, last, logged_only: bool) -> list[CashIn]:
+    """Cash buy-ins of gaming days `first` to `last` at the tables `user` sees, each with `who`
+    (`with_players`): the multiple-transaction log when `logged_only`."""
     rows = CashIn.objects.filter(day__range=(first, last))
     if logged_only:
         rows = rows.filter(logged=True)
-    return (
-        at_tables_seen(rows, user, table="session__seat__table")
-        .select_related("player", "session__seat__table", "by")
-        .order_by("day", "at", "pk")
-    )
+    rows = at_tables_seen(whose(rows, "session__"), user, table="session__seat__table")
+    return with_players(rows.select_related("session__seat__table", "by").order_by("day", "at", "pk"))
 
 
 def cash_daily(user, *, first, last) -> list[dict]:
-    """Cash in per player and gaming day across tables (a merged record counts as the one kept;
-    an unidentified player per seat session): day, player (or None), description, cents."""
-    rows = at_tables_seen(CashIn.objects.filter(day__range=(first, last)), user, table="session__seat__table")
+    """Cash in per player and gaming day across tables (a merged record counts as the one kept, an
+    identified session as its player's; an unidentified player per seat session): day, player (or
+    None), description, cents."""
+    rows = whose(CashIn.objects.filter(day__range=(first, last)), "session__")
+    rows = at_tables_seen(rows, user, table="session__seat__table")
     totals: dict[tuple, int] = {}
     players = {}
-    for row in rows.select_related("player__merged_into").order_by("day", "pk"):
-        player = row.player.resolved() if row.player_id else None
+    for row in with_players(rows.order_by("day", "pk")):
+        player = row.who
         if player is not None:
             players[player.pk] = player
         who = ("player", player.pk) if player else ("session", row.session_id, row.description)

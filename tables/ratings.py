@@ -127,13 +127,13 @@ def player_rating(name: str, *, tables: QuerySet[Table] | None = None, now=None)
     """The rating of the player called `name` over all their recorded play at `tables` (every
     table if None): a pit manager rates what was played in their pit, and a player nobody there
     has seen gets the same empty rating as a name never seated anywhere."""
-    from tables.players import player_ids  # it imports this module, through the rating slips
+    from tables.players import player_ids, whose  # it imports this module, through the rating slips
 
     name = name.strip()
     if not name:
         raise DomainError("An unrated player has no name to rate.")
     kept = Player.objects.filter(name__iexact=name, merged_into=None)
-    sessions = SeatSession.objects.filter(Q(player_name__iexact=name) | Q(player__in=player_ids(*kept)))
+    sessions = whose(SeatSession.objects).filter(Q(player_name__iexact=name) | Q(whose__in=player_ids(*kept)))
     if tables is not None:
         sessions = sessions.filter(seat__table__in=tables)
     return sessions_rating(name, sessions, now=now)

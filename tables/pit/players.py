@@ -1,5 +1,6 @@
 """The pit's player pages: search and record players, a player's visits, rating and cash, a merge;
-the multiple-transaction log and the daily cash report, on screen and as CSV.
+the multiple-transaction log and the daily cash report, on screen and as CSV; and, on the pit's
+table page, an anonymous seated player identified as a player of the casino.
 
 A pit manager sees the players of the casinos of the pits they are on shift in and, of a player,
 only the visits and cash at the tables they see; an auditor sees everything and changes nothing.
@@ -19,7 +20,8 @@ from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, fetch_seen, form_message, nothing
 from reports.periods import today
-from tables.models import Casino, Comp, Player, currency
+from tables import views as tablet
+from tables.models import Casino, Comp, Player, SeatSession, SeatSessionIdentified, currency
 from tables.players import (
     cash_daily,
     cash_log,
@@ -31,11 +33,21 @@ from tables.players import (
     players_visible_to,
     supervised_casinos,
     user_can_supervise_casino,
+    whose,
+    with_players,
 )
 from tables.ratings import sessions_rating
-from tables.services.players import comp_budget, comp_issue, player_by_card, player_create, player_merge
+from tables.selectors import user_can_supervise
+from tables.services.players import (
+    comp_budget,
+    comp_issue,
+    identify_session,
+    player_by_card,
+    player_create,
+    player_merge,
+)
 
-from .views import check_watch, page, refused
+from .views import check_watch, page, refused, render_table
 
 ID_FIELDS = ("name", "card_number", "id_type", "id_number", "id_issuer")
 
@@ -58,6 +70,11 @@ class CompForm(KeyedForm):
     reason = forms.CharField(label="For", max_length=200)
 
 
+class IdentifyForm(KeyedForm):
+    player = forms.IntegerField(label="Player", min_value=1)
+    reason = forms.CharField(label="How you know", max_length=200)
+
+
 class DaysForm(forms.Form):
     first = forms.DateField(label="First gaming day", required=False)
     last = forms.DateField(label="Last gaming day", required=False)
@@ -75,6 +92,11 @@ def check_supervise_casino(user, player) -> None:
         raise NotAllowed("Only a pit manager on shift in this casino merges its players or gives comps.")
 
 
+def check_identify(user, session: SeatSession) -> None:
+    if not user_can_supervise(user, session.seat.table):
+        raise NotAllowed("Only a pit manager on shift in this table's pit identifies its players.")
+
+
 def check_record(user, _) -> None:
     if not supervised_casinos(user):
         raise NotAllowed("Only a pit manager on shift records players.")
@@ -82,6 +104,15 @@ def check_record(user, _) -> None:
 
 PLAYERS = Pages(fetch=nothing, check=check_watch, refused=refused)
 PLAYER = Pages(fetch=fetch_seen(players_visible_to, pk="player_id"), check=check_watch, refused=refused)
+# A seat session at a table the user sees (the tablet's fetch: any other is a 404).
+SESSION = Pages(
+    fetch=tablet.SEAT.fetch,
+    check=check_identify,
+    refused=refused,
+    failed=lambda request, session, error, form: render_table(
+        request, session.seat.table, error=error.message, status=error.status
+    ),
+)
 
 
 @PLAYERS.page()
@@ -165,6 +196,36 @@ def comp_view(request: HttpRequest, player: Player, form) -> object:
     return comp_issue(player=player, cents=cents, reason=data["reason"], by=request.user)
 
 
+# An anonymous player identified
+
+
+def seats_identified(user, table, seats: list[dict]) -> dict:
+    """The pit table page's part: each seat with `identified`, the player its anonymous player was
+    identified as (or None), and the casino's players (by name) to identify one as, when `user` may."""
+    sessions = with_players(whose(SeatSession.objects.filter(pk__in=[seat["session"] for seat in seats])))
+    who = {session.pk: session.who for session in sessions if session.player_id is None}
+    can_identify = user_can_supervise(user, table)
+    players = Player.objects.filter(casino_id=table.pit.casino_id, merged_into=None).order_by("name", "pk")
+    choices = players if can_identify else []
+    return {
+        "seats": [{**seat, "identified": who.get(seat["session"])} for seat in seats],
+        "can_identify": can_identify,
+        "identify_as": choices,
+    }
+
+
+def identified_done(request: HttpRequest, identified: SeatSessionIdentified) -> HttpResponse:
+    return redirect("pit:player", identified.player_id)
+
+
+@SESSION.action(IdentifyForm, done=identified_done)
+def identify_view(request: HttpRequest, session: SeatSession, form) -> SeatSessionIdentified:
+    data = form.cleaned_data
+    # The id alone: the service finds the player among the table's casino's, or refuses.
+    player, reason = Player(pk=data["player"]), data["reason"]
+    return identify_session(session=session, player=player, reason=reason, by=request.user, key=data["key"])
+
+
 # Cash reporting
 
 
@@ -213,7 +274,7 @@ def _cash_rows(daily_report: bool, log, daily) -> Iterator[list]:
         return
     yield ["day", "at", "table", "seat", "player", "card", "description", "units", "cash_in", "by"]
     for row in log:
-        player = row.player.resolved() if row.player_id else None
+        player = row.who
         yield [
             row.day,
             row.at.isoformat(),

@@ -11,24 +11,40 @@ and before the ledger's: it locks the player (so two tables cannot both pass the
 refuses a buy-in that would take the player's cash in for the gaming day past the reporting
 threshold unless the player is identified. An unidentified player's cash is summed per seat
 session (nothing ties their visits together).
+
+A seat session whose anonymous player a pit manager identifies after the sit-down
+(`identify_session`) is the player's from then on, in every read (`tables.players.whose`) and at
+its later buy-ins (`session_player`); the session itself, sealed at the sit-down, is not changed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
+from functools import partial
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
 from casino.compiled import Compiled, insert_returning
-from casino.errors import Conflict, DomainError
+from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.chain import chain_lock
 from ledger.seals import seal
 from reports.periods import gaming_day
-from tables.models import CashIn, Casino, Comp, Incident, Player, PlayerRules, SeatSession, Table
+from tables.models import (
+    CashIn,
+    Casino,
+    Comp,
+    Incident,
+    Player,
+    PlayerRules,
+    SeatSession,
+    SeatSessionIdentified,
+    Table,
+)
+from tables.services.idempotency import run_once
 from tables.services.incidents import incident_open
 
 
@@ -168,35 +184,125 @@ def _cash_report_merged(duplicate: Player, into: Player, by) -> None:
     passed it alone, so no buy-in opened its incident (`cash_in_record`), but one person did. On
     the table of that day's last buy-in, as a buy-in's incident is."""
     rules = player_rules(into.casino)
-    limit = rules.reporting_threshold * 100
     kept_ids, merged_ids = _records_of(into), _records_of(duplicate)
-    kept, merged = _cash_by_day(kept_ids), _cash_by_day(merged_ids)
-    for day, cents in sorted(merged.items()):
+    for day, cents in _days_crossed(_cash_by_day(kept_ids), _cash_by_day(merged_ids), rules):
+        last = _cash_of([*kept_ids, *merged_ids]).filter(day=day)
+        table = last.select_related("session__seat__table").latest("at", "pk").session.seat.table
+        incident_open(
+            kind=Incident.Kind.CASH_REPORT,
+            table=table,
+            detail=f"{into} and {duplicate}, merged, are one player past {rules.reporting_threshold} "
+            f"in cash on {day} ({cents / 100:.2f}); a currency transaction report is due.",
+            by=by,
+        )
+
+
+def _days_crossed(kept: dict, joined: dict, rules: PlayerRules) -> list[tuple]:
+    """The gaming days (and their new totals) on which the cash in `joined` (cents by day), now
+    counted with `kept`'s, takes the player past the reporting threshold that neither passed alone
+    (no buy-in opened that day's incident)."""
+    limit = rules.reporting_threshold * 100
+    crossed = []
+    for day, cents in sorted(joined.items()):
         before = kept.get(day, 0)
         if before <= limit and cents <= limit < before + cents:
-            last = CashIn.objects.filter(player__in=[*kept_ids, *merged_ids], day=day)
-            table = last.select_related("session__seat__table").latest("at", "pk").session.seat.table
-            incident_open(
-                kind=Incident.Kind.CASH_REPORT,
-                table=table,
-                detail=f"{into} and {duplicate}, merged, are one player past {rules.reporting_threshold} "
-                f"in cash on {day} ({(before + cents) / 100:.2f}); a currency transaction report is due.",
-                by=by,
-            )
+            crossed.append((day, before + cents))
+    return crossed
 
 
 def _cash_by_day(players: list[int]) -> dict:
-    rows = CashIn.objects.filter(player__in=players).values("day").annotate(cents=Sum("cents"))
+    rows = _cash_of(players).values("day").annotate(cents=Sum("cents"))
     return {row["day"]: row["cents"] for row in rows.order_by()}
+
+
+def _cash_of(players: list[int]):
+    """The cash-ins of these players' seat sessions: seated by card or identified later."""
+    from tables.players import whose
+
+    return whose(CashIn.objects, "session__").filter(whose__in=players)
+
+
+def identify_session(
+    *, session: SeatSession, player: Player, reason: str, by, key: str
+) -> SeatSessionIdentified:
+    """A pit manager on shift in the table's pit identifies the anonymous player of `session` (open
+    or ended) as `player`, a record of the table's casino (the one kept, if it was merged), saying
+    how they know (`reason`): an append-only `SeatSessionIdentified`, sealed in the table's chain,
+    and from then on the session's play, cash and time are the player's (`tables.players.whose`).
+
+    Refused for a session seated by card, and for a session identified already as another player:
+    an identification is never superseded (docs/pit.md "Identifying a seated player"). The same
+    player again answers with the first record. A gaming day that the session's cash takes the
+    player past the reporting threshold opens the table's cash-report incident, as a merge does.
+    Locks the table, the seat session, then the player (the order of every floor write)."""
+    reason = reason.strip()
+    request = {"op": "identify_session", "session": session.pk, "player": player.pk, "reason": reason}
+    work = partial(_identify, session.pk, player.pk, reason, by)
+    answer = run_once(key=key, request=request, by=by, work=work)
+    return SeatSessionIdentified.objects.get(pk=answer["identified"])
+
+
+def _identify(session_id: int, player_id: int, reason: str, by) -> dict:
+    from tables.selectors import user_can_supervise
+
+    table_id = SeatSession.objects.values_list("seat__table_id", flat=True).get(pk=session_id)
+    table = Table.objects.select_for_update(no_key=True).select_related("pit").get(pk=table_id)
+    if not user_can_supervise(by, table):
+        raise NotAllowed(f"Only a pit manager on shift in {table}'s pit identifies its players.")
+    if not reason:
+        raise PlayerError("Say how you know who the player is (the ID shown, a rating asked for).")
+    sessions = SeatSession.objects.select_for_update(no_key=True, of=("self",))
+    session = sessions.select_related("seat", "player").get(pk=session_id)
+    if session.player_id is not None:
+        raise PlayerError(f"{session.seat}: {session.player} sat down by card, the session is theirs.")
+    named = Player.objects.filter(pk=player_id, casino_id=table.pit.casino_id)
+    named = named.select_related("merged_into").first()
+    if named is None:  # another casino's player is no more named than one that does not exist
+        raise PlayerError(f"There is no player {player_id} at this casino.")
+    player = Player.objects.select_for_update(no_key=True).get(pk=named.resolved().pk)
+    earlier = SeatSessionIdentified.objects.filter(session=session).select_related("player__merged_into")
+    earlier = earlier.first()
+    if earlier is not None:
+        if earlier.player.resolved().pk == player.pk:
+            return {"identified": earlier.pk}
+        raise Conflict(
+            f"{session.seat}'s player is identified as {earlier.player} already; an identification is "
+            "never changed: report the mistake to the auditors."
+        )
+    kept = _cash_by_day(_records_of(player))
+    identified = SeatSessionIdentified.objects.create(session=session, player=player, reason=reason, by=by)
+    chain = chain_lock(table=table)
+    seal(identified, chain=chain, event="identified")
+    _cash_report_identified(identified, kept, table, chain, by)
+    return {"identified": identified.pk}
+
+
+def _cash_report_identified(identified: SeatSessionIdentified, kept: dict, table: Table, chain, by) -> None:
+    """Tell the pit of each gaming day the identified session's cash takes the player past the
+    reporting threshold: at the session's table, whose chain the identification holds (another
+    table's, after it, could deadlock two identifications crossing)."""
+    rules = player_rules(table.pit.casino)
+    rows = CashIn.objects.filter(session=identified.session).values("day").annotate(cents=Sum("cents"))
+    joined = {row["day"]: row["cents"] for row in rows.order_by()}
+    for day, cents in _days_crossed(kept, joined, rules):
+        incident_open(
+            kind=Incident.Kind.CASH_REPORT,
+            table=table,
+            detail=f"{identified.session.seat}: identified as {identified.player}, who is past "
+            f"{rules.reporting_threshold} in cash on {day} ({cents / 100:.2f}); a currency transaction "
+            "report is due.",
+            by=by,
+            chain=chain,
+        )
 
 
 def player_theoretical_cents(player: Player) -> Decimal:
     """The house's theoretical win from all of `player`'s play (merged records' included), in cents:
     each table's rating in units times its chip value."""
-    from tables.players import player_ids
+    from tables.players import played_by
     from tables.ratings import sessions_rating
 
-    sessions = SeatSession.objects.filter(player__in=player_ids(player))
+    sessions = played_by(SeatSession.objects, player)
     values = sessions.values_list("seat__table__chip_unit_cents", flat=True).distinct()
     total = Decimal(0)
     for value in values:
@@ -254,10 +360,10 @@ def cash_in_check(
     table = session.seat.table
     limit = rules.reporting_threshold * 100
     day = gaming_day(at)
-    player = session.player
+    player = session_player(session)
     if player is not None:
-        player = Player.objects.select_for_update(no_key=True).get(pk=player.resolved().pk)
-        earlier = CashIn.objects.filter(player__in=_records_of(player), day=day)
+        player = _lock_player(player, waiting=session.player_id is not None)
+        earlier = _cash_of(_records_of(player)).filter(day=day)
         before = earlier.aggregate(total=Sum("cents"))["total"] or 0
     else:  # the session's own cash-ins: a handful, read compiled (and sent ahead, `seat_buy_in`)
         before = sum(cents for when, cents in SESSION_CASH_INS.all(session.pk) if when == day)
@@ -279,6 +385,24 @@ def cash_in_check(
     return before <= limit
 
 
+def session_player(session: SeatSession) -> Player | None:
+    """The record kept of the player whose `session` is, seated by card or identified since, as the
+    seat session's lock read it (`tables.services.seating.SESSION_LOCKED` reads `whose`); a session
+    just opened is its seated player's."""
+    player_id = getattr(session, "whose", session.player_id)
+    return Player.objects.select_related("merged_into").get(pk=player_id).resolved() if player_id else None
+
+
+def _lock_player(player: Player, *, waiting: bool) -> Player:
+    """Lock `player`. Not `waiting` for an anonymous player identified since the sit-down: their
+    buy-in may hold the table's chain already (sent ahead, `_buy_in_ahead`), and waiting for the
+    player there would take the locks in the wrong order; a player busy elsewhere is a conflict."""
+    try:
+        return Player.objects.select_for_update(no_key=True, nowait=not waiting).get(pk=player.pk)
+    except OperationalError:
+        raise Conflict(f"{player} is busy at another table: try the buy-in again.") from None
+
+
 def cash_in_record(
     *, session: SeatSession, units: int, ledger_transaction, crossed: bool, rules: PlayerRules, at, by
 ) -> CashIn:
@@ -287,7 +411,7 @@ def cash_in_record(
     chain is the table's, as the post left it."""
     table = session.seat.table
     cents = cents_of(units, table)
-    player = session.player.resolved() if session.player_id else None
+    player = session_player(session)
     cash_in = CashIn(
         session=session,
         player=player,

@@ -10,7 +10,7 @@ on a seat whose player has gone.
 from collections.abc import Callable
 from functools import partial
 
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from casino.compiled import Compiled
@@ -246,7 +246,8 @@ def _buy_in_ahead(session: SeatSession) -> None:
     session's lock, and for an anonymous player the table's chain's lock and the session's cash-ins
     (the whole of their cash today), then what no lock guards (the table's last count, the casino's
     rules, the accounts). A known player's chain lock waits: the player's lock comes before it
-    (docs/records.md), and the check of their cash in takes it. A session's player never changes."""
+    (docs/records.md), and the check of their cash in takes it. A session's seated player never
+    changes; an anonymous one identified since is locked without waiting (`cash_in_check`)."""
     table = session.seat.table
     SESSION_LOCKED.ahead(session.pk)
     if session.player_id is None:
@@ -295,12 +296,16 @@ def _close(session_id: int, by) -> dict:
     return {"session": session.pk}
 
 
-# The seat session locked, with its seat, table, pit and casino: read on every buy-in, compiled once.
-SESSION_LOCKED = Compiled(
-    lambda session: SeatSession.objects.select_for_update(of=("self",), no_key=True)
-    .select_related("seat__table__pit__casino")
-    .filter(pk=session)
-)
+# The seat session locked, with its seat, table, pit and casino, and `whose` it is (an anonymous
+# player may have been identified since): read on every buy-in, compiled once.
+def _session_locked(session) -> QuerySet[SeatSession]:
+    from tables.players import whose  # it imports this module, through the ratings
+
+    sessions = whose(SeatSession.objects.select_for_update(of=("self",), no_key=True))
+    return sessions.select_related("seat__table__pit__casino").filter(pk=session)
+
+
+SESSION_LOCKED = Compiled(_session_locked)
 
 
 def _lock_open_session(session_id: int) -> SeatSession:

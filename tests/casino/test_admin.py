@@ -44,6 +44,7 @@ from tables.models import (
     Recycle,
     Seat,
     SeatSession,
+    SeatSessionIdentified,
     Shift,
     Shoe,
     Signature,
@@ -86,6 +87,7 @@ READ_ONLY = [
     Recycle,
     Incident,
     HeldQueue,
+    SeatSessionIdentified,
     AuditEvent,
     Hand,
     Shoe,
@@ -213,6 +215,8 @@ def floor(db):
         slip = RatingSlip.objects.create(player=player)  # a slip run at any seat: the admin reads it
         at_a_seat = SeatSession.objects.first()
         RatingSlipEvent.objects.create(slip=slip, kind="started", session=at_a_seat, by=pete)
+        anonymous = SeatSession.objects.filter(player=None, identified=None).first()  # identified later
+        SeatSessionIdentified.objects.create(session=anonymous, player=player, reason="ID shown", by=pete)
     audit_record(action=AuditEvent.Action.LOGIN, user=dana, address="10.0.0.7", device="tablet-1")
     audit_record(
         action=AuditEvent.Action.LOGIN_FAILED, username="dana", address="10.0.0.7", device="tablet-1"

@@ -20,6 +20,9 @@ urlpatterns = [
     path(
         "tables/<int:table_id>/seats/<int:session_id>/rating/move/", rating.slip_move_view, name="slip_move"
     ),
+    path(
+        "tables/<int:table_id>/seats/<int:session_id>/identify/", players.identify_view, name="identify"
+    ),
     path("rating-slips/<int:slip_id>/", rating.slip_page, name="rating_slip"),
     path("rating-slips/<int:slip_id>/step/", rating.slip_step_view, name="slip_step"),
     path("counts/<int:count_id>/", pit.count_result, name="count"),

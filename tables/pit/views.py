@@ -136,13 +136,16 @@ def table_page(request: HttpRequest, table: Table) -> HttpResponse:
 
 def render_table(request: HttpRequest, table: Table, *, error: str = "", status: int = 200) -> HttpResponse:
     """A table's settings and history, and its seated players with their rating controls."""
+    from .players import seats_identified  # it imports this module
+
     history = presenters.history_shown(selectors.table_history(table, request.GET.get("page")))
+    seats = [seat for seat in table_screen(table)["seats"] if seat["session"]]
     context = {
         "table": table,
         "can_deal": user_can_deal(request.user, table),
         "can_change_settings": may_change_settings(request.user, table),
         "can_back_enter": user_can_supervise(request.user, table),
-        "seats": [seat for seat in table_screen(table)["seats"] if seat["session"]],
+        **seats_identified(request.user, table, seats),
         "slip_steps": SlipStepForm.STEPS,
         "error": error,
         **history,

@@ -1,6 +1,7 @@
-"""Seals of the floor's own records: an incident, a time charge, a rating slip's step and a tablet's
-held offline queue are append-only, and each is sealed in its table's chain as it is written, so
-`verify_ledger` names one the tables' owner edited or removed, and one inserted outside the app."""
+"""Seals of the floor's own records: an incident, a time charge, a rating slip's step, a tablet's
+held offline queue and an anonymous player's identification are append-only, and each is sealed
+in its table's chain as it is written, so `verify_ledger` names one the tables' owner edited or
+removed, and one inserted outside the app."""
 
 import pytest
 
@@ -20,6 +21,7 @@ from tables.models import (
     RatingSlipEvent,
     Seat,
     SeatSession,
+    SeatSessionIdentified,
     Shift,
     Shoe,
     Slip,
@@ -40,7 +42,13 @@ from tables.services import (
     table_settings_change,
 )
 from tables.services.offline import hand_queue_apply, queued_steps
-from tables.services.players import Identification, player_create, player_identify, player_merge
+from tables.services.players import (
+    Identification,
+    identify_session,
+    player_create,
+    player_identify,
+    player_merge,
+)
 from tables.services.rating_slips import rating_slip_pause, rating_slip_start
 from tests.floor import new_table
 from tests.tables.conftest import card, deal_at, key, open_table, seat
@@ -54,9 +62,10 @@ PASSPORT = Identification(type="passport", number="X123", issuer="FR")
 
 class Floor:
     """Starboard 9, collecting by time: Ann, carded and identified, buys in past the casino's
-    reporting threshold (a cash report) and is rated; Bob sits anonymously; each pays the time
-    charge at the sit-down. In the hand, the shoe's only 1 comes out and a second is keyed (a rank
-    refused), then a tablet's offline queue names the wrong receiver and is held."""
+    reporting threshold (a cash report) and is rated; Bob sits anonymously and the pit identifies
+    him later; each pays the time charge at the sit-down. In the hand, the shoe's only 1 comes out
+    and a second is keyed (a rank refused), then a tablet's offline queue names the wrong receiver
+    and is held."""
 
     def __init__(self, pit, dana, pete):
         rules_save(PlayerRules(casino=pit.casino, logging_threshold=50, reporting_threshold=100))
@@ -66,7 +75,9 @@ class Floor:
         player_create(casino=pit.casino, name="Ann Smith", card_number="1001", by=pete)
         ann = seat_open(table=self.table, seat=1, buy_in=150, card_number="1001", identification=PASSPORT,
                         by=dana, key=key())
-        seat(self.table, 2, 50, dana, "Bob")
+        bob = seat(self.table, 2, 50, dana, "Bob")
+        bo_brown = player_create(casino=pit.casino, name="Bo Brown", by=pete)
+        identify_session(session=bob, player=bo_brown, reason="Showed his licence", by=pete, key=key())
         rating_slip_pause(slip=rating_slip_start(session=ann, by=dana, key=key()), by=dana, key=key())
         hand = card(hand_start(table=self.table, by=dana, key=key()), 1, dana)
         with pytest.raises(HandError, match="cannot hold another 1"):
@@ -93,6 +104,7 @@ def test_each_record_is_sealed_in_its_tables_chain_as_it_is_written(floor):
         ("tables.RatingSlipEvent", "started"): chain,
         ("tables.RatingSlipEvent", "paused"): chain,
         ("tables.HeldQueue", "held"): chain,
+        ("tables.SeatSessionIdentified", "identified"): chain,
     }
     assert Seal.objects.filter(model="tables.Incident").count() == Incident.objects.count() == 2
     assert Seal.objects.filter(model="tables.TimeCharge").count() == TimeCharge.objects.count() == 2
@@ -101,7 +113,13 @@ def test_each_record_is_sealed_in_its_tables_chain_as_it_is_written(floor):
     assert set(LABELS) <= {model._meta.label for model in sealed_models()}
 
 
-LABELS = ("tables.Incident", "tables.TimeCharge", "tables.RatingSlipEvent", "tables.HeldQueue")
+LABELS = (
+    "tables.Incident",
+    "tables.TimeCharge",
+    "tables.RatingSlipEvent",
+    "tables.HeldQueue",
+    "tables.SeatSessionIdentified",
+)
 
 # What the tables' owner could change in each (the app's role may not: the rows are append-only).
 EDITS = [
@@ -112,6 +130,14 @@ EDITS = [
     (RatingSlipEvent, "tables_ratingslipevent", "kind = 'closed'", 'kind is "closed", sealed "started"'),
     (HeldQueue, "tables_heldqueue", "refusal = 'Nothing'", 'refusal is "Nothing"'),
     (HeldQueue, "tables_heldqueue", "steps = '[]'", "steps is [], sealed [{"),
+    # Bob's session given to Ann, whose cash and rating it would then swell
+    (
+        SeatSessionIdentified,
+        "tables_seatsessionidentified",
+        "player_id = (SELECT id FROM tables_player WHERE card_number = '1001')",
+        "player is ",
+    ),
+    (SeatSessionIdentified, "tables_seatsessionidentified", "reason = 'Nothing'", 'reason is "Nothing"'),
 ]
 
 
@@ -131,6 +157,7 @@ def test_a_record_edited_by_the_owner_is_named(floor, protection_lifted, model, 
     (TimeCharge, "tables_timecharge"),
     (RatingSlipEvent, "tables_ratingslipevent"),
     (HeldQueue, "tables_heldqueue"),
+    (SeatSessionIdentified, "tables_seatsessionidentified"),
 ])
 def test_a_record_the_owner_removed_is_named_by_its_seal(floor, protection_lifted, model, db_table):
     record = model.objects.order_by("-pk").first()
@@ -156,6 +183,18 @@ def test_a_record_inserted_outside_the_app_is_named(floor, model, overrides):
     ok, lines = verify()
 
     assert not ok and inserted(lines, model, forged), lines
+
+
+def test_an_identification_inserted_outside_the_app_is_named(floor):
+    """Ann's seat session, carded, given to Bo Brown by a row no service wrote (a seat session has
+    one identification: the forged one is the only one it has)."""
+    identified = SeatSessionIdentified.objects.get()
+    ann = SeatSession.objects.exclude(player=None).get()
+    forged = copy_row(SeatSessionIdentified, identified.pk, session_id=ann.pk)
+
+    ok, lines = verify()
+
+    assert not ok and inserted(lines, SeatSessionIdentified, forged), lines
 
 
 # --- Shifts ----------------------------------------------------------------------------------

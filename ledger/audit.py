@@ -261,6 +261,8 @@ def _resealed(label: str, model, record, seal: Seal) -> list[Finding]:
 
 
 def _seal_problems(label: str, model, record, seal: Seal | None) -> list[Finding]:
+    if seal is None and not record.seal_required:
+        return []  # left unsealed on purpose (a hand's wagers, the cage): checked otherwise
     if seal is None:
         return [Finding(f"{label} {record.pk} ({record})",
                         "it has no seal in any chain: it was written outside the app (inserted)")]
@@ -361,10 +363,11 @@ POSTS_TO = {
 def _postings_misplaced() -> list[Finding]:
     """Postings whose account is not the one their transaction's own (chained) figures say: two
     accounts of one table whose kind, code and ref were swapped together pass `_identity_problem`
-    and `_postings_astray`, and accounts are not sealed (one is made for every hand and seat). What
-    the chained transaction says instead: its kind (a fill moves the tray, never the drop box), its
-    hand (a hand's bets go to that hand's wagers), and for a buy-in its sealed `CashIn` (whose chips).
-    Three queries, over the postings that break a rule only."""
+    and `_postings_astray`, and not every account is sealed (`Account`: a hand's wagers and pot,
+    the casino's accounts, any made before accounts were sealed). What the chained transaction says
+    instead: its kind (a fill moves the tray, never the drop box), its hand (a hand's bets go to that
+    hand's wagers), and for a buy-in its sealed `CashIn` (whose chips). A sealed account swapped is
+    also named by its seal (`_check_seals`). Three queries, over the postings that break a rule only."""
     wrong_kind = Q()
     for kind, accounts in POSTS_TO.items():
         wrong_kind |= Q(transaction__kind=kind) & ~Q(account__kind__in=accounts)

@@ -165,6 +165,12 @@ class Sealed:
     def seal_content(self) -> dict:
         raise NotImplementedError(f"{type(self).__name__} must say what its seal covers.")
 
+    @property
+    def seal_required(self) -> bool:
+        """Whether a row without a seal was written outside the app: true of every record but those
+        a model leaves unsealed on purpose (a hand's wagers and pot, `Account`)."""
+        return True
+
 
 REMOVED = "removed"  # the event of the seal a removable record takes as its service removes it
 
@@ -199,8 +205,18 @@ class Seal(Chained, AppendOnly):
         }
 
 
-class Account(models.Model):
-    """Where chips or cash sit. `balance` is a cache of the sum of the account's postings."""
+class Account(Sealed, models.Model):
+    """Where chips or cash sit. `balance` is a cache of the sum of the account's postings.
+
+    Sealed as it is made, where what it belongs to is written (docs/ledger.md, "Accounts"): a
+    table's tray, drop box, carry and rake with the table (`table_create`), a player's chips with
+    the seat session (`seat_open`), so that two accounts whose kind, code or ref were swapped in the
+    database are named by `verify_ledger`. A posting's hash holds only its account's id: what that
+    id is (whose chips, which of the table's boxes) is the seal's. Not sealed: a hand's wagers and
+    pot (one pair per hand, on the dealer's hot path; each transaction moving them names its hand,
+    chained) and the casino's cage, patrons and count variance (made on first use in some table's
+    step, whose chain is not theirs; the kinds of transaction that move them tell them apart).
+    """
 
     class Kind(models.TextChoices):
         TRAY = "tray", "Chip tray"
@@ -245,6 +261,22 @@ class Account(models.Model):
     def __str__(self):
         return self.code
 
+    # Everything but `balance`, which every post moves: what the reports read postings by.
+    def seal_content(self) -> dict:
+        return {
+            "kind": self.kind,
+            "casino": self.casino_id,
+            "table": self.table_id,
+            "ref": self.ref,
+            "code": self.code,
+            "label": self.label,
+            "floor": self.floor,
+        }
+
+    @property
+    def seal_required(self) -> bool:
+        return self.kind in SEALED_KINDS
+
     @property
     def cached(self) -> bool:
         """Whether `balance` is kept (and the row locked by each post): a table's account, or one
@@ -268,6 +300,11 @@ class Account(models.Model):
             self.Kind.RAKE: "The rake",
             self.Kind.VARIANCE: "The count variance",
         }[self.kind]
+
+
+# The accounts sealed as they are made (`Account`): a table's own and a seat session's.
+SEALED_KINDS = frozenset({Account.Kind.TRAY, Account.Kind.DROP, Account.Kind.CARRY, Account.Kind.RAKE,
+                          Account.Kind.PLAYER})
 
 
 class Transaction(Chained, AppendOnly):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.apps import apps
 
-from ledger.chain import chain_append, chain_lock
+from ledger.chain import chain_extend, chain_lock
 from ledger.models import Chain, Seal, Sealed
 
 
@@ -24,11 +24,20 @@ def seal(record: Sealed, *, table=None, casino=None, event: str, chain: Chain | 
     Takes the table's chain lock (if the caller does not hold it yet): callers that also lock a
     slip's year counter take the chain first (see `tables.services.slips`).
     """
-    figures = record.seal_content()
-    return chain_append(
-        Seal(model=record._meta.label, record=record.pk, event=event, figures=figures),
-        chain or chain_lock(table=table, casino=casino),
-    )
+    return seals([(record, event)], table=table, casino=casino, chain=chain)[0]
+
+
+def seals(
+    written: list[tuple[Sealed, str]], *, table=None, casino=None, chain: Chain | None = None
+) -> list[Seal]:
+    """`seal` for several records written in one step, each with its event, in that order: one
+    insert and one write of the chain's head for them all (`chain_extend`)."""
+    made = [
+        Seal(model=record._meta.label, record=record.pk, event=event, figures=record.seal_content())
+        for record, event in written
+    ]
+    chain_extend(made, chain or chain_lock(table=table, casino=casino))
+    return made
 
 
 def sealed_models() -> list[type]:

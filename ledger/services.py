@@ -19,7 +19,7 @@ from casino.compiled import Compiled, insert_returning, inserts_sent, pipeline, 
 from casino.errors import Conflict, DomainError
 from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock, chain_name
-from ledger.models import Account, Chain, Posting, Transaction
+from ledger.models import SEALED_KINDS, Account, Chain, Posting, Transaction
 from tables.models import Casino, Table
 
 if TYPE_CHECKING:
@@ -117,6 +117,16 @@ def _new_account(kind: str, *, casino: Casino | None = None, table: Table | None
     floor = DEFAULT_FLOORS.get(Kind(kind))
     return {"kind": kind, "casino_id": _casino_id(table=table, casino=casino), "table": table, "ref": ref,
             "floor": floor, "label": label, "balance": 0 if table or floor is not None else None}
+
+
+def table_accounts_made(table: Table) -> list[Account]:
+    """The new table's own accounts (its tray, drop box, carry and rake), made with it so that its
+    creation seals them (`ledger.models.Account`); `account_get` finds them from then on. Nobody
+    else knows the table yet: one insert and one read, as the database stored them."""
+    codes = _codes(table, [(kind, None) for kind in sorted(SEALED_KINDS - REF_KINDS)])
+    Account.objects.bulk_create([Account(code=code, **_new_account(kind, table=table))
+                                 for code, (kind, _) in codes.items()])
+    return sorted(ACCOUNTS_BY_CODE.all(*codes), key=lambda account: account.code)
 
 
 AccountKey = tuple[str, int | None]  # (kind, ref) of a table's account

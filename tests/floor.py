@@ -1,5 +1,6 @@
-"""A table put on the test floor with the settings a test asks for, sealed in its own chain as
-`table_create` seals one (`ledger.seals`), so that a verification of the floor finds nothing amiss.
+"""A table put on the test floor with the settings a test asks for, sealed in its own chain with
+its accounts as `table_create` seals one (`ledger.seals`), so that a verification of the floor
+finds nothing amiss.
 
 Not through `table_create` itself: the tests' tables keep the default payout approval threshold
 (1000 units) above what their hands can pay, which the service refuses for a new table, so that
@@ -9,12 +10,23 @@ record older than its seal (docs/ledger.md, "Upgrading a database").
 
 from django.db import transaction
 
-from ledger.seals import seal
+from ledger.models import Account
+from ledger.seals import seal, seals
+from ledger.services import account_get, table_accounts_made
 from tables.models import Table
 
 
 def new_table(**fields) -> Table:
     with transaction.atomic():  # the seal locks the table's chain: a transactional test has no other
         table = Table.objects.create(**fields)
-        seal(table, table=table, event="created")
+        seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
     return table
+
+
+def player_chips(table: Table, ref: int, label: str = "") -> Account:
+    """The chips account of seat session `ref` at `table`, sealed in its chain as a sit-down seals
+    the one it makes (`seat_open`), for tests that post to a player without seating one."""
+    with transaction.atomic():
+        account = account_get(kind="player", table=table, ref=ref, label=label)
+        seal(account, table=table, event="created")
+    return account

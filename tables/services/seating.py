@@ -18,7 +18,7 @@ from casino.errors import Conflict, DomainError
 from casino.limits import amount_check
 from ledger.chain import chain_lock_ahead
 from ledger.models import Account, Transaction
-from ledger.seals import seal
+from ledger.seals import seal, seals
 from ledger.services import (
     ACCOUNTS_BY_CODE,
     AccountKey,
@@ -212,11 +212,13 @@ def _open(table_id, number, stake, player_id, card_number, player_name, identifi
     posted = [_post_buy_in(session, buy_in, identification, now, by)] if buy_in else []
     if chips:
         posted.append(_post_chips_brought(session, chips, by))
+    (first, account), *_ = posted
     # Under the chain lock the first post took: the sit-down's own figures (a later buy-in changes
-    # none of them, and is not sealed).
-    seal(session, chain=posted[0].chain, event="opened")
-    if made:  # the table's first sit-down at this seat: the place every session there is held at
-        seal(seat, chain=posted[0].chain, event="created")
+    # none of them, and is not sealed), the player's chips account its post made (whose chips every
+    # later posting to it moves), and the seat if this sit-down made it (the place every session
+    # there is held at).
+    sealed = [(session, "opened"), (account, "created")] + ([(seat, "created")] if made else [])
+    seals(sealed, chain=first.chain)
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 
@@ -317,10 +319,12 @@ def _lock_open_session(session_id: int) -> SeatSession:
     return session
 
 
-def _post_buy_in(session: SeatSession, amount: int, identification: Identification, at, by) -> Transaction:
+def _post_buy_in(
+    session: SeatSession, amount: int, identification: Identification, at, by
+) -> tuple[Transaction, Account]:
     """Cash from the patron into the drop box; the same value in chips from the tray. The cash is
     checked against the reporting threshold first (locking the player) and recorded. Returns the
-    ledger transaction (its `chain` the table's, locked)."""
+    ledger transaction (its `chain` the table's, locked) and the player's chips account."""
     table = session.seat.table
     rules = player_rules(table.pit.casino)
     crossed = cash_in_check(
@@ -339,19 +343,20 @@ def _post_buy_in(session: SeatSession, amount: int, identification: Identificati
     cash_in_record(
         session=session, units=amount, ledger_transaction=posted, crossed=crossed, rules=rules, at=at, by=by
     )
-    return posted
+    return posted, accounts[player]
 
 
-def _post_chips_brought(session: SeatSession, chips: int, by) -> Transaction:
+def _post_chips_brought(session: SeatSession, chips: int, by) -> tuple[Transaction, Account]:
     """Chips the player carried to the seat: from the patrons (whose pockets they left the last
     table in, `cash_out`) to the seat. The tray gives nothing and no cash changes hands, so the
-    drop and the cash reporting see nothing."""
+    drop and the cash reporting see nothing. Returns the transaction and the player's account."""
     table = session.seat.table
     patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
-    lines = [Line(patrons, -chips, "chips brought"), Line(player_account(session), chips, "chips brought")]
-    return ledger_post(
-        lines=lines, kind="chips_in", memo=f"{session.seat}: chips brought", by=by, table=table
-    )
+    player = player_account(session)
+    lines = [Line(patrons, -chips, "chips brought"), Line(player, chips, "chips brought")]
+    memo = f"{session.seat}: chips brought"
+    posted = ledger_post(lines=lines, kind="chips_in", memo=memo, by=by, table=table)
+    return posted, player
 
 
 def _buy_in_accounts(session_id: int) -> list[AccountKey]:

@@ -33,7 +33,8 @@ from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.seals import seal
+from ledger.seals import seal, seals
+from ledger.services import table_accounts_made
 from tables.games import (
     IllegalAction,
     blackstone,
@@ -231,7 +232,8 @@ def _create(pit_id: int, name: str, settings: dict, by, reason: str, device: str
     table = Table(pit=pit, name=name, **settings)
     _check(table, game_changed=False)
     table.save()
-    seal(table, table=table, event="created")  # its own chain's first record: no other table waits
+    # Its own chain's first records, the table and its accounts: no other table waits.
+    seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
     table_created_event(table, by, reason, device)
     return {"table": table.pk}
 

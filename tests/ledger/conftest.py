@@ -11,7 +11,7 @@ from ledger.db import expected_triggers, protection_drop_sql, protection_sql
 from ledger.services import Line, account_get, ledger_post
 from ledger.testing import ledger_flushable  # noqa: F401  (autouse: transactional tests can flush)
 from tables.models import Casino, Game, Pit
-from tests.floor import new_table
+from tests.floor import new_table, player_chips
 
 TRAY_OPENING = 1000  # units the cage sends to a tray when a table opens
 
@@ -97,7 +97,7 @@ def open_table(table, tray, cage, pete):
 
 @pytest.fixture
 def seat3(table):
-    return account_get(kind="player", table=table, ref=345, label="Seat 3")
+    return player_chips(table, 345, "Seat 3")
 
 
 def _buy_in(*, table, player, amount, by):

@@ -102,15 +102,20 @@ def test_each_post_is_the_next_link_of_its_tables_chain(
     elsewhere = ledger_post(lines=[Line(cage, -10, "fill"), Line(other_tray, 10, "fill")],
                             kind="fill", memo="", by=pete, table=other_table)
 
-    sealed = Seal.objects.get(model="tables.Table", record=open_table.pk)  # its chain's first record
-    assert sealed.position == 1
-    assert (first.position, second.position) == (sealed.position + 1, sealed.position + 2)
-    assert first.prev_hash == sealed.hash and first.chain == sealed.chain
-    assert second.prev_hash == first.hash and second.chain == first.chain
+    # its chain's first records: the table and its tray, drop box, carry and rake; then the opening,
+    # seat 3's chips account and the buy-in
+    sealed = list(Seal.objects.filter(chain=first.chain).order_by("position"))
+    assert [(seal.position, seal.model) for seal in sealed] == [(1, "tables.Table")] + [
+        (position, "ledger.Account") for position in (2, 3, 4, 5, 7)
+    ]
+    assert (first.position, second.position) == (6, 8)
+    assert first.prev_hash == sealed[-2].hash and first.chain == sealed[-2].chain
+    assert second.prev_hash == sealed[-1].hash and sealed[-1].prev_hash == first.hash
+    assert second.chain == first.chain
     assert first.chain.name == f"table:{open_table.pk}"
-    other_sealed = Seal.objects.get(model="tables.Table", record=other_table.pk)
+    other_sealed = Seal.objects.filter(chain=elsewhere.chain).order_by("position").last()
     assert elsewhere.chain.name == f"table:{other_table.pk}" and elsewhere.prev_hash == other_sealed.hash
-    assert elsewhere.position == other_sealed.position + 1
+    assert elsewhere.position == other_sealed.position + 1 == 6
 
 
 def test_a_post_without_a_table_goes_to_the_casinos_chain(casino, cage, patrons, pete):

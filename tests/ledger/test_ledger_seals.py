@@ -159,8 +159,13 @@ def test_every_sealed_record_verifies_against_its_latest_seal(floor):
     records = sum(model.objects.count() for model in sealed_models())
     # requests, slips, count, signatures, hands, the drop box the opening count attached, the two
     # seats' cash-ins, the comp, the two shifts (pete's in the pit, dana's at the table), Ann and
-    # the two seat sessions, the table and its shoe, the two seats and the table's run of slip serials
-    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1 + 2 + 1 + 2 + 1 + 1 + 2 + 1
+    # the two seat sessions, the table and its shoe, the two seats and the table's run of slip serials,
+    # and the accounts (the unsealed wagers and pots counted too: each is looked at)
+    assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1 + 2 + 1 + 2 + 1 + 1 + 2 + 1 + (
+        Account.objects.count()
+    )
+    assert Seal.objects.filter(model="ledger.Account").count() == 4 + 2  # the table's own, the players'
+    assert "ledger.Account" in {model._meta.label for model in sealed_models()}
     assert {model._meta.label for model in sealed_models()} >= {
         "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand",
         "tables.CashIn", "tables.Comp", "tables.Player", "tables.SeatSession",
@@ -559,3 +564,40 @@ def test_two_players_chips_swapped_at_one_table_are_caught_at_their_buy_ins(floo
     for cash, now in ((ann, second.code), (bob, first.code)):
         assert any(f"ledger.Transaction {cash.transaction_id}: it posts" in line and f"to account {now}, "
                    "another seat session's chips than its cash-in's" in line for line in lines), lines
+
+
+def test_two_players_chips_swapped_in_one_hand_are_named_though_neither_bought_in_by_cash(
+    open_table, dana, pete, protection_lifted
+):
+    """Seats 1 and 2 sit down with chips brought from another table (no cash: no `CashIn` names
+    whose chips their accounts are) and play a hand; their chips accounts are then given each
+    other's code and ref. Each agrees with itself and the table, the hand's transactions post to
+    the players of its own sealed sessions, and no hash breaks: the seal each sit-down wrote of the
+    account it made still says whose chips they are."""
+    shift_start(user=pete, pit=open_table.pit, by=pete)
+    shift_start(user=dana, table=open_table, by=pete)
+    table_count(
+        table=open_table, kind="opener", denominations={"25": 40}, by=pete, device="pit-pc", key=key(),
+        counter=SignatureGiven("dana", "dana-pass"), witness=SignatureGiven("pete", "pete-pass"),
+    )
+    shoe_start(table=open_table, decks=8, by=pete, key=key())
+    ann, bob = (seat_open(table=open_table, seat=number, chips=300, player_name=name, by=dana, key=key())
+                for number, name in ((1, "Ann"), (2, "Bob")))
+    hand = play(hand_start(table=open_table, bets={1: 20, 2: 50}, by=dana, key=key()),
+                [5, 6, 9, 4, 9], [("hit",), ("fold",)], dana)
+    hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+    assert not CashIn.objects.exists() and verify()[0]
+    first, second = (Account.objects.get(kind="player", ref=session.pk) for session in (ann, bob))
+
+    with protection_lifted("ledger_account"), connection.cursor() as cursor:
+        cursor.execute("UPDATE ledger_account SET code = 'swapping' WHERE id = %s", [first.pk])
+        for account, other in ((second, first), (first, second)):
+            cursor.execute("UPDATE ledger_account SET code = %s, ref = %s WHERE id = %s",
+                           [other.code, other.ref, account.pk])
+    ok, lines = verify()
+
+    assert not ok
+    for account, now in ((first, second), (second, first)):
+        problem = (f"its figures differ from its seal (created): code is \"{now.code}\", sealed "
+                   f"\"{account.code}\"; ref is {now.ref}, sealed {account.ref}")
+        assert named(lines, account, problem), lines

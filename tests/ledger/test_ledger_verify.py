@@ -85,8 +85,10 @@ def rehash_from(chain, position, protection_lifted):
 def test_an_untouched_ledger_verifies_with_one_summary_line(played):
     ok, output = verify()
     assert ok
-    assert output.strip().splitlines() == [  # the 6 transactions and the table's seal
-        "Ledger verified: 2 chains, 7 records, 6 transactions, 6 accounts; no anchor file to compare with."
+    # the 6 transactions and the seals of the table, its tray, drop box, carry and rake, and seat 3's chips;
+    # those 5 accounts, the hand's wagers, the cage and the patrons
+    assert output.strip().splitlines() == [
+        "Ledger verified: 2 chains, 12 records, 6 transactions, 8 accounts; no anchor file to compare with."
     ]
 
 
@@ -111,7 +113,8 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
     # and the three rules of where a transaction's postings may go (`_postings_misplaced`).
     with django_assert_max_num_queries(22 + len(sealed_models())):
         result = ledger_verify()
-    assert result.clean and result.records == 42  # the opening, the 40 fills and the table's seal
+    # the opening, the 40 fills, and the seals of the table, its 4 accounts and seat 3's chips
+    assert result.clean and result.records == 47
 
 
 def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django_assert_max_num_queries):
@@ -183,18 +186,18 @@ def test_an_account_given_another_kind_and_code_is_caught(played, open_table, pr
 def test_an_account_moved_to_another_table_is_caught_at_each_transaction_posting_to_it(
     played, open_table, other_table, protection_lifted
 ):
-    drop = Account.objects.get(kind="drop", table=open_table)
+    player = Account.objects.get(kind="player", table=open_table)
     buy_in = at(played, 2)
 
-    edit_account(drop, protection_lifted, table_id=other_table.pk, code=f"t{other_table.pk}:drop")
+    edit_account(player, protection_lifted, table_id=other_table.pk, code=f"t{other_table.pk}:player:345")
     ok, output = verify()
 
     assert not ok
-    assert output.splitlines()[:1] == [
+    assert (
         f"table Rocket 1 (chain table:{open_table.pk}), position {buy_in.position}, ledger.Transaction "
-        f"{buy_in.pk}: it posts 100 to account t{other_table.pk}:drop, which belongs to another table: the "
-        "account was moved"
-    ]
+        f"{buy_in.pk}: it posts 100 to account t{other_table.pk}:player:345, which belongs to another table: "
+        "the account was moved"
+    ) in output.splitlines()
 
 
 def test_a_deleted_account_is_caught_at_each_transaction_posting_to_it(played, open_table, protection_lifted):
@@ -207,10 +210,10 @@ def test_a_deleted_account_is_caught_at_each_transaction_posting_to_it(played, o
     Account.objects.bulk_create([drop])  # back, for the database's own check of the foreign keys
 
     assert not ok
-    assert output.splitlines()[:1] == [
+    assert (
         f"table Rocket 1 (chain table:{open_table.pk}), position {buy_in.position}, ledger.Transaction "
         f"{buy_in.pk}: it posts 100 to account {drop.pk}, which is gone: the account was deleted"
-    ]
+    ) in output.splitlines()
 
 
 def test_a_deleted_record_leaves_a_gap_that_is_caught(played, open_table, protection_lifted):
@@ -465,3 +468,31 @@ def test_a_hands_wagers_given_another_hands_number_are_caught(played, open_table
         f"ledger.Transaction {at(played, 3).pk}: it posts 30 (bet) to account t{open_table.pk}:wager:2, "
         "the wagers or pot of another hand: the account's kind, code or ref were swapped with another's"
     ) in output, output
+
+
+def test_a_tables_carry_and_rake_swapped_together_are_named_by_their_seals(
+    played, open_table, seat3, dana, protection_lifted
+):
+    """A pot game's settlement moves both the carry and the rake, and a table without a time charge
+    writes no other record of the rake: swapped (kind and code), each agrees with itself, the
+    settlement may move either, and no hash breaks. The table's creation sealed what each one is."""
+    carry, rake = (account_get(kind=kind, table=open_table) for kind in ("carry", "rake"))
+    pot = account_get(kind="pot", table=open_table, ref=2)
+    ledger_post(lines=[Line(seat3, -31, "ante"), Line(pot, 31, "ante")], kind="ante", memo="", by=dana,
+                table=open_table, hand_id=2)
+    ledger_post(lines=[Line(pot, -31, "pot split"), Line(seat3, 28, "pot split"),
+                       Line(carry, 1, "odd units carried"), Line(rake, 2, "rake")],
+                kind="settlement", memo="", by=dana, table=open_table, hand_id=2)
+
+    swap_accounts(carry, rake, protection_lifted)
+    ok, output = verify()
+
+    lines = output.splitlines()
+    assert not ok
+    made, t = Seal.objects.get(model="ledger.Account", record=carry.pk), f"t{open_table.pk}"
+    assert (
+        f"table Rocket 1 (chain table:{open_table.pk}), position {made.position}, ledger.Account {carry.pk} "
+        f"({t}:rake): its figures differ from its seal (created): code is \"{t}:rake\", "
+        f"sealed \"{t}:carry\"; kind is \"rake\", sealed \"carry\""
+    ) in lines, lines
+    assert any(f"ledger.Account {rake.pk} ({t}:carry): its figures differ" in line for line in lines)

@@ -89,8 +89,16 @@ def settled_hands(
     table_ids: list[int] | None = None,
     game: str | None = None,
 ) -> QuerySet[Hand]:
-    """Hands settled in [start, end), optionally of one casino, some tables, one game."""
+    """Hands settled in [start, end) whose settlement stands, optionally of one casino, some
+    tables, one game.
+
+    A settlement a correction reversed (`correction_request`, approved) is netted out by the
+    ledger: the hand then moved nothing, as a voided hand, so it is left out here too and every
+    figure from the hands (win, handle, hands) agrees with the ledger's. A card corrected before
+    the hand settled needs nothing: the hand settled as replayed with the corrected rank, so its
+    settlement record is already the corrected one."""
     hands = Hand.objects.filter(status=Hand.Status.SETTLED, settled_at__gte=start, settled_at__lt=end)
+    hands = hands.exclude(pk__in=_reversed_settlements())
     if casino_id:
         hands = hands.filter(table__pit__casino_id=casino_id)
     if table_ids:
@@ -98,6 +106,13 @@ def settled_hands(
     if game:
         hands = hands.filter(game=game)
     return hands
+
+
+def _reversed_settlements() -> QuerySet:
+    """The hands whose settlement a correction reversed (a few rows: the reversal's index finds them).
+    Not a game's settlement when a player left it, which has no hand: a NULL would make NOT IN empty."""
+    reversals = Transaction.objects.filter(reverses__kind=Transaction.Kind.SETTLEMENT, hand_id__isnull=False)
+    return reversals.values("hand_id")
 
 
 def _shift_of_hand(field: str) -> Subquery:

@@ -15,11 +15,11 @@ system-shuffled shoe's dealt cards are its committed order, card for card, and t
 verifies; a shoe recycled mid-hand is checked so deck by deck (its own shuffle, then each recycle);
 incidents at the table are listed.
 
-Hands: every settled hand replays through the engine from its setup and its records (the one
-replay, through `tables.review.hand_replay_check`) to what the ledger posted, and to its own
-settlement record; a voided hand
-nets to nothing. The table's hash chain is walked from its first record, and every transaction of
-the period sums to zero.
+Hands: every settled hand of the period (of a shift: the hands counted in it, `period_hands`)
+replays through the engine from its setup and its records (the one replay, through
+`tables.review.hand_replay_check`) to what the ledger posted, and to its own settlement record; a
+voided hand nets to nothing. The table's hash chain is walked from its first record, and every
+transaction of the period sums to zero.
 
 Every finding names the hand, shoe or table and links to its page.
 """
@@ -32,7 +32,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.utils import timezone
 
 from ledger.chain import WALK_CHUNK, chain_name, chained_models, record_hash
@@ -42,6 +42,7 @@ from reports.services.house_edge import Progress
 from reports.services.links import count_url, hand_url, shoe_url, table_url, transaction_url
 from tables.games.cards import composition
 from tables.models import CardEvent, Hand, Incident, Recycle, Shift, Shoe, Table, TableCount
+from tables.pit.selectors import shift_hands
 from tables.review import hand_replay_check, posted_results
 from tables.services.shoes import shoe_cards_left, shoe_commitment
 
@@ -82,7 +83,7 @@ def reconciliation_report(*, params: dict, progress: Progress) -> dict:
     progress(20, "Cards")
     cards, card_findings = cards_section(table, start, end)
     progress(35, "Hands")
-    hands, hand_findings = hands_section(table, start, end, progress)
+    hands, hand_findings = hands_section(table, period_hands(params, table, start, end), progress)
     progress(85, "Chain")
     chain, chain_findings = chain_section(table, start, end)
     findings = chip_findings + card_findings + hand_findings + chain_findings
@@ -448,19 +449,23 @@ def _ranks_check(shoe: Shoe, deck: _Deck, dealt: dict[int, int], where: str, lin
 # Hands
 
 
-def hands_section(
-    table: Table, start: datetime, end: datetime, progress: Progress
-) -> tuple[dict, list[dict]]:
-    """Replay every hand settled or voided in the period against what was posted."""
-    hands = (
-        Hand.objects.filter(table=table)
-        .filter(
-            Q(settled_at__gte=start, settled_at__lt=end)
-            | Q(status=Hand.Status.VOIDED, started_at__gte=start, started_at__lt=end)
-        )
-        .select_related("shoe")
-        .order_by("number")
+def period_hands(params: dict, table: Table, start: datetime, end: datetime) -> QuerySet[Hand]:
+    """The settled and voided hands the period answers for. A shift's are the hands counted in it
+    (`shift_hands`: started while it was on duty, as every report by shift counts them), so a hand
+    settled after a rotation is its first shift's; otherwise those settled in the period, and
+    those voided that started in it."""
+    if params.get("shift"):
+        done = (Hand.Status.SETTLED, Hand.Status.VOIDED)
+        return shift_hands(Shift.objects.get(pk=params["shift"])).filter(status__in=done)
+    return Hand.objects.filter(table=table).filter(
+        Q(settled_at__gte=start, settled_at__lt=end)
+        | Q(status=Hand.Status.VOIDED, started_at__gte=start, started_at__lt=end)
     )
+
+
+def hands_section(table: Table, hands: QuerySet[Hand], progress: Progress) -> tuple[dict, list[dict]]:
+    """Replay every hand of the period (`period_hands`) against what was posted."""
+    hands = hands.select_related("shoe").order_by("number")
     total, findings, replayed, voided = hands.count(), [], 0, 0
     for index, hand in enumerate(hands.iterator(chunk_size=500)):
         if hand.status == Hand.Status.VOIDED:

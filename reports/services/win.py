@@ -19,7 +19,9 @@
   formula was always 0 and its difference minus the whole rake. Rocket's house is the tray: 0.
 - **Hold** (win-to-drop, "hold %" in table games) = win / counted drop.
 - **System win**: the win from settlements and collection as the ledger has it: the tray's side of
-  every transaction a hand caused (collected less paid) and everything posted to the rake.
+  every transaction a hand caused (collected less paid) and everything posted to the rake. A
+  shift's is that of its hands (started while it was on duty, whenever settled or corrected) and
+  the collection of no hand posted during it (`_system_win`).
 - **Difference** = win - system win, flagged when it exceeds the casino's `win_tolerance`.
 
 While a table is still open, or its drop is not counted yet, its win is None (shown as "not
@@ -31,14 +33,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Q, Sum
+from django.db.models import Q, QuerySet, Sum
 from django.utils import timezone
 
 from ledger.models import Account, Posting, Transaction
 from reports.models import VarianceRules
 from reports.periods import days_bounds
 from reports.services.links import slip_url, table_url, transaction_url
-from tables.models import Shift, Slip, Table, TableCount
+from tables.models import Hand, Shift, Slip, Table, TableCount
+from tables.pit.selectors import shift_hands
 from tables.selectors import counted_drop
 
 NOT_OPENED, OPEN, NOT_COUNTED, COUNTED = "not opened", "open", "not counted yet", "counted"
@@ -60,6 +63,7 @@ class Window:
     drop_start: datetime
     drop_end: datetime
     drop_shared: bool = False  # the drop boxes were in play beyond the window: no drop of its own
+    hands: QuerySet[Hand] | None = None  # a shift's hands (its system win is theirs); None: by time
 
 
 def slip_number(slip: Slip) -> str:
@@ -115,7 +119,9 @@ def shift_window(shift: Shift) -> Window:
         closer_records=[],
         drop_start=shift.started_at,
         drop_end=end or timezone.now(),
-        drop_shared=end is not None and not _sessions_within(shift.table, shift.started_at, end),
+        drop_shared=end is not None
+        and (not _sessions_within(shift.table, shift.started_at, end) or _dealt_beside(shift)),
+        hands=shift_hands(shift),
     )
 
 
@@ -132,6 +138,14 @@ def _sessions_within(table: Table, start: datetime, end: datetime) -> bool:
         if overlaps and (opened < start or closed is None or closed > end):
             return False
     return True
+
+
+def _dealt_beside(shift: Shift) -> bool:
+    """Whether another shift was on duty at the shift's table while it was (a relief dealer, a
+    card-reading shoe's account). The tray at its edges then moved for the other's hands too, which
+    its system win leaves to the other shift: no win by the formula of its own."""
+    others = Shift.objects.filter(table=shift.table_id, started_at__lt=shift.ended_at).exclude(pk=shift.pk)
+    return others.filter(Q(ended_at__isnull=True) | Q(ended_at__gt=shift.started_at)).exists()
 
 
 def tray_at(table: Table, moment: datetime) -> int:
@@ -184,15 +198,29 @@ def _ledger(window: Window) -> dict[str, int]:
             "amount",
             filter=Q(account__kind=Account.Kind.DROP) & ~Q(transaction__kind=Transaction.Kind.DROP_COUNT),
         ),
-        settled=Sum("amount", filter=Q(account__kind=Account.Kind.TRAY, transaction__hand_id__isnull=False)),
         rake=Sum("amount", filter=Q(account__kind=Account.Kind.RAKE)),
     )
-    collection = int(sums["rake"] or 0)
     return {
         "expected_drop": int(sums["expected_drop"] or 0),
-        "collection": collection,
-        "system_win": int(sums["settled"] or 0) + collection,
+        "collection": int(sums["rake"] or 0),
+        "system_win": _system_win(window),
     }
+
+
+def _system_win(window: Window) -> int:
+    """The tray's and the rake's side of every transaction a hand caused, and the collection of no
+    hand (time charges). A table's day takes those posted in it. A shift takes its hands' (those
+    started while it was on duty, docs/reports.md "Shifts and dealers"), whenever posted: a hand
+    started before a rotation and settled after it is the first shift's in every report."""
+    house = Posting.objects.filter(
+        account__table=window.table, account__kind__in=[Account.Kind.TRAY, Account.Kind.RAKE]
+    )
+    no_hand = Q(_between(window), account__kind=Account.Kind.RAKE, transaction__hand_id__isnull=True)
+    if window.hands is None:
+        moved = house.filter(Q(_between(window), transaction__hand_id__isnull=False) | no_hand)
+    else:
+        moved = house.filter(Q(transaction__hand_id__in=window.hands.values("pk")) | no_hand)
+    return int(moved.aggregate(total=Sum("amount"))["total"] or 0)
 
 
 def window_figures(window: Window, rules: VarianceRules) -> dict:

@@ -4,15 +4,38 @@ import math
 
 import pytest
 
+from ledger.models import Transaction
 from reports.models import Report, TheoreticalEdge, VarianceRules
-from reports.periods import today
+from reports.periods import days_bounds, today
+from reports.selectors import ledger_daily
 from reports.services import RocketConfig, theoretical_edge
+from reports.services.house_edge import rules_for
+from reports.services.win import shift_figures
 from tables.models import Game, Shoe
-from tables.services import hand_start, shift_end, shift_start
+from tables.services import (
+    SignatureGiven,
+    approval_decide,
+    correction_request,
+    hand_correct_card,
+    hand_start,
+    shift_end,
+    shift_start,
+)
 from tables.simulation import Z95
-from tests.tables.conftest import signed_in
+from tests.tables.conftest import card, decide, signed_in
 
-from .conftest import ROCKET_HOUSE_WIN, key, open_table, play_out, rocket_hands, run, seat, seated
+from .conftest import (
+    ROCKET_BETS,
+    ROCKET_HOUSE_WIN,
+    key,
+    open_table,
+    play_out,
+    rocket_hands,
+    run,
+    seat,
+    seated,
+    settle,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -143,3 +166,38 @@ def test_the_report_says_how_each_edge_was_found_and_carries_the_best_play_chart
     assert result["chart"]["columns"][0] == "1-4"
     label, cells = result["chart"]["rows"][0]
     assert label == "1-4" and cells[0] == 0
+
+
+def test_a_settlement_reversed_by_a_correction_counts_as_the_ledger_nets_it(rocket, dana, olga, pete):
+    # given dana's shift at Rocket 1: a hand whose mis-keyed card was corrected before it settled, a
+    # hand settled and then reversed by a correction pete approved, and a third hand settled as dealt
+    shift_start(user=pete, pit=rocket.pit, by=pete)
+    shift = shift_start(user=dana, table=rocket, by=pete)
+    seated(rocket, dana)
+    hand = hand_start(table=rocket, bets=ROCKET_BETS, by=dana, key=key())
+    for step in (5, 6, 9, ("hit",), 4, ("fold",), 8):  # the dealer's second 9 keyed an 8
+        hand = decide(hand, step, dana) if isinstance(step, tuple) else card(hand, step, dana)
+    hand = hand_correct_card(
+        hand=hand, card_seq=hand.seq, rank=9, reason="Keyed 8, the card is a 9",
+        signer=SignatureGiven("pete", "pete-password"), by=dana, device="tablet-1",
+        expected_seq=hand.seq, key=key(),
+    )
+    corrected = settle(hand, dana)
+    reversed_hand, kept = rocket_hands(rocket, 2, dana)
+    settlement = Transaction.objects.get(hand_id=reversed_hand.pk, kind=Transaction.Kind.SETTLEMENT)
+    request = correction_request(transaction=settlement, by=dana, reason="Paid the wrong seat.", key=key())
+    approval_decide(request=request, by=pete, approve=True, key=key())
+
+    [table_group] = house_edge()["groups"]
+    [shift_group] = house_edge(group="shift")["groups"]
+    [day_group] = house_edge(group="day")["groups"]
+
+    # then each figure is the ledger's: the corrected hand as replayed, the reversed one netted out
+    start, end = days_bounds(today(), today())
+    [ledger] = ledger_daily(casino_id=rocket.pit.casino_id, start=start, end=end)
+    by_shift = shift_figures(shift, rules_for(rocket.pit.casino_id))
+    assert corrected.settlement["deltas"]["house"] == ROCKET_HOUSE_WIN == kept.settlement["deltas"]["house"]
+    assert ledger["win"] == by_shift["system_win"] == 2 * ROCKET_HOUSE_WIN
+    assert table_group["win"] == shift_group["win"] == day_group["win"] == ledger["win"]
+    assert table_group["hands"] == 2 and table_group["handle"] == 2 * sum(ROCKET_BETS.values())
+    assert table_group["balanced"]

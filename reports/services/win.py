@@ -39,6 +39,7 @@ from django.utils import timezone
 from ledger.models import Account, Posting, Transaction
 from reports.models import VarianceRules
 from reports.periods import days_bounds
+from reports.selectors import with_shift
 from reports.services.links import slip_url, table_url, transaction_url
 from tables.models import Hand, Shift, Slip, Table, TableCount
 from tables.pit.selectors import shift_hands
@@ -141,11 +142,14 @@ def _sessions_within(table: Table, start: datetime, end: datetime) -> bool:
 
 
 def _dealt_beside(shift: Shift) -> bool:
-    """Whether another shift was on duty at the shift's table while it was (a relief dealer, a
-    card-reading shoe's account). The tray at its edges then moved for the other's hands too, which
-    its system win leaves to the other shift: no win by the formula of its own."""
-    others = Shift.objects.filter(table=shift.table_id, started_at__lt=shift.ended_at).exclude(pk=shift.pk)
-    return others.filter(Q(ended_at__isnull=True) | Q(ended_at__gt=shift.started_at)).exists()
+    """Whether a hand started at the shift's table while it was on duty is another shift's: one on
+    duty there too and started later (a relief dealer, a card-reading shoe's account). The tray at
+    its edges then moved for that hand as well, which its system win leaves to the other shift: no
+    win by the formula of its own."""
+    during = Hand.objects.filter(
+        table=shift.table_id, started_at__gte=shift.started_at, started_at__lt=shift.ended_at
+    )
+    return with_shift(during).exclude(shift_id=shift.pk).exists()
 
 
 def tray_at(table: Table, moment: datetime) -> int:

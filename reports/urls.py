@@ -16,6 +16,7 @@ urlpatterns = [
     path("days/<int:casino_id>/", views.day_list, name="days"),
     path("days/<int:casino_id>/close/", views.day_close, name="day_close"),
     path("days/<int:casino_id>/adjust/", views.day_adjust, name="day_adjust"),
+    path("adjustments/<int:pk>/", views.adjustment_detail, name="adjustment"),
     path("par-sheets/", views.par_sheet_list, name="par_sheets"),
     path("par-sheets/table/<int:table_id>/", views.par_sheet_page, name="par_sheet"),
     path("par-sheets/table/<int:table_id>/print/", views.par_sheet_print, name="par_sheet_print"),

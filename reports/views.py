@@ -10,7 +10,8 @@ Running a report changes no record of the floor, so an auditor, who changes noth
 Only a supervisor closes an investigation (the service says so, 403). Gaming days
 (/reports/days/<casino>/): anyone who reads reports sees a casino's days and their closes; only a
 pit manager on shift in one of its pits closes one (signed with their password or PIN) or posts
-what was found since (`reports.services.day_close`, 403 for anyone else). Par sheets
+what was found since (`reports.services.day_close`, 403 for anyone else); an adjustment found
+since has its own read-only page (/reports/adjustments/<id>/), read as the days are. Par sheets
 (/reports/par-sheets/): whoever sees a table (`tables.selectors.tables_visible_to`, a dealer
 theirs) sees its configuration's par sheet; the page asks for it (`par_sheet_request`, which never
 computes) and shows its progress until the task has filled it in. Progress is polled with htmx;
@@ -28,11 +29,12 @@ from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen
 from reports.charts import hold_chart_svg
 from reports.exports import report_filename, report_rows
 from reports.forms import CloseForm, DayAdjustForm, DayCloseForm, StartForm
-from reports.models import Investigation, Report
+from reports.models import DayAdjustment, Investigation, Report
 from reports.periods import today
 from reports.selectors import casino_records_seen, investigations_seen, reports_seen
 from reports.services import gaming_day_adjust, gaming_day_close, investigation_close, report_request
 from reports.services.day_close import check_may_close
+from reports.services.links import table_url
 from reports.services.master_game import days_shown, master_game_shown
 from reports.services.par_sheet import ParSheetError, par_sheet_found, par_sheet_request, par_sheet_rows
 from tables.models import Casino, Table
@@ -228,6 +230,21 @@ def day_adjust(request, casino: Casino, form: DayAdjustForm) -> Casino:
     data = form.cleaned_data
     gaming_day_adjust(casino=casino, day=data["day"], by=request.user, key=data["key"])
     return casino
+
+
+# A closed day's adjustment, read-only: linked from the master game report, read by whoever reads it
+# (a casino-wide report: the casinos the user reads), so never the admin, which a pit manager lacks.
+ADJUSTMENTS = DayAdjustment.objects.select_related("casino", "closed__signed_by", "table", "created_by")
+
+
+@Pages(
+    fetch=fetch_seen(lambda user: casino_records_seen(ADJUSTMENTS, user), pk="pk"),
+    check=check_reports,
+    refused=refused,
+).page()
+def adjustment_detail(request, adjustment: DayAdjustment):
+    context = {"adjustment": adjustment, "table_link": table_url(adjustment.table_id)}
+    return render(request, "reports/adjustment.html", context)
 
 
 # Par sheets: one per table configuration, shown for each table the user sees

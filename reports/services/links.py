@@ -1,8 +1,9 @@
 """Where a figure or a finding points: the pit's pages (a table's history, a slip, a hand's review,
 a count, a shift, a shoe, a ledger transaction), which pit managers (their pit's records) and
-auditors (every record) both read. A report is computed once and read by both, so its links go to
-the pit, never the admin: a pit manager has no admin, and a link there was a page refused to the
-very person reading the report. `admin_url` is for records the pit has no page for."""
+auditors (every record) both read, and the reports' own page of a record the pit has none for (a
+gaming day's adjustment). A report is computed once and read by both, so its links never go to
+the admin: a pit manager has no admin, and a link there was a page refused to the very person
+reading the report."""
 
 from django.urls import NoReverseMatch, reverse
 
@@ -30,13 +31,9 @@ def count_url(count_id: int) -> str:
     return pit_url("count", count_id, "counts")
 
 
-def admin_url(model: str, pk) -> str:
-    """The admin's change page of a record, e.g. admin_url("tables.shoe", 3)."""
-    app, name = model.split(".")
-    try:
-        return reverse(f"admin:{app}_{name}_change", args=[pk])
-    except NoReverseMatch:
-        return ""
+def adjustment_url(adjustment_id: int) -> str:
+    """A closed gaming day's adjustment, read-only, for whoever reads the day's master game report."""
+    return reverse("reports:adjustment", args=[adjustment_id])
 
 
 def table_url(table_id: int) -> str:

@@ -21,7 +21,7 @@ from django.db.models import Count
 from reports.models import DayAdjustment, GamingDayClose
 from reports.periods import days_bounds
 from reports.services.house_edge import Progress, rules_for
-from reports.services.links import admin_url
+from reports.services.links import adjustment_url
 from reports.services.win import casino_day, casino_tables, shift_figures, table_day
 from tables.models import Casino, Shift
 
@@ -69,7 +69,7 @@ def adjustment_record(adjustment: DayAdjustment) -> dict:
         "changes": adjustment.changes,
         "memo": adjustment.memo,
         "at": adjustment.at.isoformat(),
-        "link": admin_url("reports.dayadjustment", adjustment.pk),
+        "link": adjustment_url(adjustment.pk),
     }
 
 
@@ -94,9 +94,16 @@ def master_game_shown(report) -> dict:
     params = report.params
     close = GamingDayClose.objects.filter(casino_id=params["casino"], day=params["date"]).first()
     if close is None:
-        return {"result": report.result, "close": None, "later": []}
+        return {"result": linked(report.result), "close": None, "later": []}
     later = adjustments_of(params["casino"], close.day)
-    return {"result": close.figures, "close": close, "later": later}
+    return {"result": linked(close.figures), "close": close, "later": later}
+
+
+def linked(result: dict) -> dict:
+    """`result` with each adjustment linked to its page: figures stored (a report run, a day's
+    close, sealed) before the page existed link to the admin, which a pit manager cannot open."""
+    adjustments = [{**a, "link": adjustment_url(a["id"])} for a in result.get("adjustments", [])]
+    return {**result, "adjustments": adjustments} if adjustments else result
 
 
 def days_shown(casino_id: int, last: date, count: int) -> list[dict]:

@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 from django.contrib.staticfiles import finders
 
+from casino.roles import PIT_MANAGER
 from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.periods import today
+from reports.services import gaming_day_adjust
+from reports.services.master_game import master_game_shown
+from tables.models import Casino, Pit
+from tables.services import shift_start
+from tests.tables.conftest import person
 
 from .conftest import key, run
 from .worked_day import BUY_INS, CLOSER, CREDIT, FILL, HOUSE_WIN, OPENER, drop_counted, play_the_day
@@ -256,3 +262,49 @@ def test_the_csv_tells_a_dealers_shifts_at_a_table_apart_by_their_times(
     assert [row[0] for row in rows if row[0].startswith("shift of")] == [
         f"shift of dana at Rocket 1, {shift['start'][11:16]} to {end}"
     ]
+
+
+@pytest.fixture
+def adjusted(client, monkeypatch, counted_day, day_table, pete):
+    """The day closed by pete, then its drop recounted (the 200 was there) and posted as found since."""
+    casino = day_table.pit.casino
+    client.force_login(pete)
+    client.post(f"/reports/days/{casino.pk}/close/", close_form())
+    drop_counted(monkeypatch, BUY_INS)
+    gaming_day_adjust(casino=casino, day=today(), by=pete, key=key())
+    client.logout()
+    return DayAdjustment.objects.get()
+
+
+@pytest.mark.parametrize("reader", ["pete", "ada"])
+def test_the_reports_link_a_day_adjustment_to_a_page_its_readers_open(
+    client, adjusted, day_table, pete, ada, reader
+):
+    # given the closed day's report, which lists what was found for it since
+    report = master_game(day_table.pit.casino)
+    client.force_login({"pete": pete, "ada": ada}[reader])
+    [later] = master_game_shown(report)["later"]
+
+    # then its link is the adjustment's page in the reports (pete has no admin), which shows it
+    assert later["link"] == f"/reports/adjustments/{adjusted.pk}/"
+    assert f'href="{later["link"]}"' in client.get(f"/reports/{report.pk}/").content.decode()
+    page = client.get(later["link"])
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Rocket 1" in text and "+200" in text and adjusted.memo in text and "pete" in text
+
+
+def test_a_day_adjustment_outside_ones_scope_answers_404(client, adjusted, dana, pete):
+    other = Pit.objects.create(casino=Casino.objects.create(name="Other Casino"), name="Pit 9")
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=other, by=pam)
+    link = f"/reports/adjustments/{adjusted.pk}/"
+
+    client.force_login(pete)
+    answers = {"missing": client.get(f"/reports/adjustments/{adjusted.pk + 1}/").status_code}
+    for user in (pete, pam, dana):
+        client.force_login(user)
+        answers[user.username] = client.get(link).status_code
+
+    # pete reads it; another casino's pit manager and a dealer get what an id that does not exist gets
+    assert answers == {"pete": 200, "pam": 404, "dana": 404, "missing": 404}

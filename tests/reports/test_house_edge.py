@@ -178,9 +178,15 @@ def test_a_settlement_reversed_by_a_correction_counts_as_the_ledger_nets_it(rock
     for step in (5, 6, 9, ("hit",), 4, ("fold",), 8):  # the dealer's second 9 keyed an 8
         hand = decide(hand, step, dana) if isinstance(step, tuple) else card(hand, step, dana)
     hand = hand_correct_card(
-        hand=hand, card_seq=hand.seq, rank=9, reason="Keyed 8, the card is a 9",
-        signer=SignatureGiven("pete", "pete-password"), by=dana, device="tablet-1",
-        expected_seq=hand.seq, key=key(),
+        hand=hand,
+        card_seq=hand.seq,
+        rank=9,
+        reason="Keyed 8, the card is a 9",
+        signer=SignatureGiven("pete", "pete-password"),
+        by=dana,
+        device="tablet-1",
+        expected_seq=hand.seq,
+        key=key(),
     )
     corrected = settle(hand, dana)
     reversed_hand, kept = rocket_hands(rocket, 2, dana)

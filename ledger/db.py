@@ -228,6 +228,20 @@ $$""",
     ]
 
 
+def protect_again(table: str):
+    """A migration's RunPython function for an append-only table it alters on SQLite: a rebuild of
+    the table (most changes) drops its triggers, a column dropped in place (ALTER TABLE DROP COLUMN)
+    keeps them, so whatever is left is dropped and the triggers are made again."""
+
+    def run(apps, schema_editor):
+        if schema_editor.connection.vendor == "sqlite":
+            q = schema_editor.quote_name
+            for statement in append_only_drop_sql("sqlite", q, table) + append_only_sql("sqlite", q, table):
+                schema_editor.execute(statement)
+
+    return run
+
+
 def append_only_drop_sql(vendor: str, q, table: str) -> list[str]:
     return _dropping_sql(vendor, q, table, append_only_triggers(vendor, table))
 

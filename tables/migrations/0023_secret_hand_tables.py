@@ -5,13 +5,7 @@ is made append-only again after the change, either way."""
 
 from django.db import migrations, models
 
-from ledger.db import append_only_sql
-
-
-def protect_again(apps, schema_editor):
-    if schema_editor.connection.vendor == "sqlite":
-        for statement in append_only_sql("sqlite", schema_editor.quote_name, "tables_cardevent"):
-            schema_editor.execute(statement)
+from ledger.db import protect_again
 
 
 class Migration(migrations.Migration):
@@ -21,7 +15,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(migrations.RunPython.noop, protect_again),  # undone: after the rebuild
+        migrations.RunPython(migrations.RunPython.noop, protect_again("tables_cardevent")),  # undone: after the rebuild
         migrations.AlterField(
             model_name='cardevent',
             name='shoe_position',
@@ -32,7 +26,7 @@ class Migration(migrations.Migration):
             name='receiver',
             field=models.CharField(choices=[('seat', 'Seat'), ('dealer', 'Dealer'), ('common', 'Common hand'), ('centre', 'Centre'), ('burn', 'Burn'), ('tiebreak', 'Tie-break'), ('discard', 'Discard'), ('monster', 'The Monster')], max_length=10),
         ),
-        migrations.RunPython(protect_again, migrations.RunPython.noop),
+        migrations.RunPython(protect_again("tables_cardevent"), migrations.RunPython.noop),
         migrations.AlterField(
             model_name='hand',
             name='game',

@@ -4,13 +4,7 @@ which drops its triggers (ledger.db): the recycles' table is made append-only ag
 
 from django.db import migrations, models
 
-from ledger.db import append_only_sql
-
-
-def protect_again(apps, schema_editor):
-    if schema_editor.connection.vendor == "sqlite":
-        for statement in append_only_sql("sqlite", schema_editor.quote_name, "tables_recycle"):
-            schema_editor.execute(statement)
+from ledger.db import protect_again
 
 
 class Migration(migrations.Migration):
@@ -20,11 +14,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(migrations.RunPython.noop, protect_again),  # undone: after the rebuild
+        migrations.RunPython(migrations.RunPython.noop, protect_again("tables_recycle")),  # undone: after the rebuild
         migrations.AddField(
             model_name='recycle',
             name='hidden',
             field=models.PositiveSmallIntegerField(default=0, help_text='Cards among `ranks` not in the deck: face down on the table, their ranks unseen.'),
         ),
-        migrations.RunPython(protect_again, migrations.RunPython.noop),
+        migrations.RunPython(protect_again("tables_recycle"), migrations.RunPython.noop),
     ]

@@ -22,7 +22,13 @@ def _logged(value):
 
 class AuditedRules:
     """A ModelAdmin of a casino's rules whose every save and delete is audited (`RULES`) and sealed
-    (`casino.rules`: the one way rules are written)."""
+    (`casino.rules`: the one way rules are written). A saved row's casino stays: its seals are in
+    that casino's chain and fix it (`seal_changes`), so rules moved to another casino would read as
+    an edit outside the app; another casino's rules are added as its own row."""
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = ["casino"] if obj is not None else []
+        return [*super().get_readonly_fields(request, obj), *fixed]
 
     def save_model(self, request, obj, form, change):
         old = rules_figures(type(obj).objects.get(pk=obj.pk)) if change else {}

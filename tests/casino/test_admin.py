@@ -15,9 +15,9 @@ from django.urls import reverse
 from casino.admin_csv import CsvExportMixin
 from casino.audit import audit_record
 from casino.models import AuditEvent
-from ledger.models import Account, Chain, Posting, Transaction
+from ledger.models import Account, Chain, Posting, Seal, Transaction
 from ledger.services import account_balance
-from reports.models import CountRules
+from reports.models import CountRules, VarianceRules
 from tables.models import (
     ApprovalRequest,
     BackEntry,
@@ -624,3 +624,28 @@ def test_a_casino_s_rules_changed_or_removed_in_the_admin_are_audited(client, fl
     assert change["changes"] == {name: [figures[name], new]}
     assert removed["changes"][name] == [new, None]
     assert {event.user for event in events} == {boss}
+
+
+@pytest.mark.parametrize(("model", "figures"), [
+    (CountRules, {"investigation_over": 25, "explanation_over": 25, "regulator_over": 100}),
+    (PlayerRules, {"logging_threshold": 3000, "reporting_threshold": 10000, "comp_share": "0.30"}),
+    (VarianceRules, {"strategy": "best", "z_limit": "3.0", "base_points": 10, "confidence": "0.95",
+                     "rolling_days": 30, "rolling_points": 5, "minimum_hands": 100, "win_tolerance": 0}),
+])
+def test_a_casino_s_rules_stay_with_their_casino_in_the_admin(client, floor, boss, model, figures):
+    # given Riverside's rules and a casino with none (found trying the admin: the rules moved, and
+    # their seals said their casino had changed, which verify_ledger names as an edit outside the app)
+    riverside, lakeside = Casino.objects.get(name="Riverside"), Casino.objects.get(name="Lakeside")
+    model.objects.filter(casino=lakeside).delete()
+    client.force_login(boss)
+    client.post(url(model, "add"), {"casino": riverside.pk, **figures})
+    rules = model.objects.get(casino=riverside)
+
+    # when an administrator posts the change form naming the other casino
+    client.post(url(model, "change", rules.pk), {**figures, "casino": lakeside.pk})
+
+    # then the rules are still Riverside's, as every seal of them says
+    assert model.objects.get(pk=rules.pk).casino == riverside
+    assert not model.objects.filter(casino=lakeside).exists()
+    seals = Seal.objects.filter(model=model._meta.label, record=rules.pk)
+    assert {seal.figures["casino"] for seal in seals} == {riverside.pk}

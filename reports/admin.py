@@ -143,7 +143,8 @@ class InvestigationAdmin(ReadOnlyAdmin):
 class GamingDayCloseAdmin(ReadOnlyAdmin):
     casino_paths = ("casino",)
     list_display = ["day", "casino", "signed_by", "method", "at"]
-    list_filter = ["casino"]
+    # the casinos the list holds: every casino there is would name others to an auditor held to one
+    list_filter = [("casino", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["casino", "signed_by"]
     date_hierarchy = "day"
 
@@ -152,6 +153,6 @@ class GamingDayCloseAdmin(ReadOnlyAdmin):
 class DayAdjustmentAdmin(ReadOnlyAdmin):
     casino_paths = ("casino",)
     list_display = ["at", "table", "closed", "day", "memo", "created_by"]
-    list_filter = ["casino"]
+    list_filter = [("casino", admin.RelatedOnlyFieldListFilter)]
     list_select_related = ["table", "closed__casino", "created_by"]
     date_hierarchy = "day"

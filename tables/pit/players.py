@@ -127,6 +127,7 @@ def render_players(request, form=None, *, error: str = "", status: int = 200) ->
         "found": player_search(request.user, query),
         "form": form or PlayerForm(),
         "can_record": bool(supervised_casinos(request.user)),
+        "identifying": identifying(request.user, request.GET.get("identify", "")),
         "error": error,
     }
     return page(request, "pit/players.html", context, status=status)
@@ -201,17 +202,25 @@ def comp_view(request: HttpRequest, player: Player, form) -> object:
 
 def seats_identified(user, table, seats: list[dict]) -> dict:
     """The pit table page's part: each seat with `identified`, the player its anonymous player was
-    identified as (or None), and the casino's players (by name) to identify one as, when `user` may."""
+    identified as (or None), and whether `user` may identify one (a search of the casino's players
+    leads to it: `identifying`, as a casino's players are far too many for a list on every seat)."""
     sessions = with_players(whose(SeatSession.objects.filter(pk__in=[seat["session"] for seat in seats])))
     who = {session.pk: session.who for session in sessions if session.player_id is None}
-    can_identify = user_can_supervise(user, table)
-    players = Player.objects.filter(casino_id=table.pit.casino_id, merged_into=None).order_by("name", "pk")
-    choices = players if can_identify else []
     return {
         "seats": [{**seat, "identified": who.get(seat["session"])} for seat in seats],
-        "can_identify": can_identify,
-        "identify_as": choices,
+        "can_identify": user_can_supervise(user, table),
     }
+
+
+def identifying(user, session_id: str) -> SeatSession | None:
+    """The anonymous seated player whose record the pit manager is searching for (`?identify=`, from
+    the table page): still seated, not identified, at a table `user` supervises; else None, and the
+    search is a plain one (it tells nothing of a session elsewhere)."""
+    if not session_id.isdigit():
+        return None
+    unidentified = SeatSession.objects.filter(pk=session_id, player=None, ended_at=None, identified=None)
+    session = unidentified.select_related("seat__table__pit").first()
+    return session if session and user_can_supervise(user, session.seat.table) else None
 
 
 def identified_done(request: HttpRequest, identified: SeatSessionIdentified) -> HttpResponse:

@@ -273,8 +273,11 @@ def identify_form(client, session, player, reason="Showed his licence", form_key
 def test_the_pit_identifies_a_seated_stranger_from_the_tables_page(ann, stranger, pete, rocket):
     pit = signed_in(pete)
     page = pit.get(f"/pit/tables/{rocket.pk}/")
-    assert f"/pit/tables/{rocket.pk}/seats/{stranger.pk}/identify/" in page.content.decode()
-    assert ann in page.context["identify_as"]
+    assert f'name="identify" value="{stranger.pk}"' in page.content.decode()
+    found = pit.get("/pit/players/", {"identify": stranger.pk, "q": "ann"})
+    assert found.context["identifying"] == stranger
+    assert f"/pit/tables/{rocket.pk}/seats/{stranger.pk}/identify/" in found.content.decode()
+    assert f"Identify as {ann.name}" in found.content.decode()
 
     same = key()
     answer = identify_form(pit, stranger, ann.pk, form_key=same)
@@ -311,6 +314,18 @@ def test_another_pits_session_is_not_found_and_a_dealer_is_refused(ann, stranger
     assert identify_form(signed_in(pam), stranger, ann.pk).status_code == 404
     assert identify_form(signed_in(dana), stranger, ann.pk).status_code == 403
     assert not SeatSessionIdentified.objects.exists()
+
+
+def test_a_search_names_no_session_the_user_may_not_identify(ann, stranger, pit, pete, dana):
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=Pit.objects.create(casino=pit.casino, name="Pit 2"), by=pam)
+    identify(stranger, ann, pete)
+
+    for user, session in ((pam, stranger.pk), (pete, stranger.pk), (pete, "x"), (pete, 999999)):
+        found = signed_in(user).get("/pit/players/", {"identify": session, "q": "ann"})
+        assert found.status_code == 200
+        assert found.context["identifying"] is None
+        assert "/identify/" not in found.content.decode()
 
 
 def test_a_session_of_another_table_under_this_tables_address_is_not_found(ann, stranger, pete, blackstone):

@@ -46,7 +46,8 @@ def test_a_tables_transactions_and_accounts_with_their_balances(played, as_pete,
 
     assert kinds == ["fill", "buy_in", "bet", "settlement"]
     balances = {account["kind"]: account["balance"] for account in accounts if account["kind"] != "player"}
-    assert balances == {"tray": 10_000 - 200 - 9, "drop": 200, "wager": 0, "carry": 0}
+    # A table is made with its tray, drop box, carry and rake (sealed as made): a Rocket table rakes nothing.
+    assert balances == {"tray": 10_000 - 200 - 9, "drop": 200, "wager": 0, "carry": 0, "rake": 0}
     player = next(account for account in accounts if account["kind"] == "player")
     assert as_pete.get(f"/api/ledger/accounts/{player['id']}/").json()["balance"] == 209
     wagers = as_pete.get(f"/api/ledger/accounts/?hand={played['hand']}").json()["results"]

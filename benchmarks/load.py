@@ -374,19 +374,19 @@ def table_open(number: int, game: str, pete) -> Tablet:
     from rest_framework.authtoken.models import Token
 
     from casino.roles import DEALER
-    from ledger.seals import seal
     from tables.models import Pit, Table, TableCount
     from tables.services import SignatureGiven, seat_open, shift_start, shoe_start, table_count, tray_fill
+    from tables.services.settings import table_sealed_with_accounts
 
     # Not `table_create`, which refuses a threshold no payout reaches (none waits for the pit here):
-    # sealed as it would, in one transaction (the seal locks the chain), so the run's verification
-    # finds the table as the app leaves one.
+    # made with its accounts and sealed as it would, in one transaction (the seal locks the chain), so
+    # the run's verification finds the table as the app leaves one.
     with transaction.atomic():
         table = Table.objects.create(
             pit=Pit.objects.get(name="Load Pit"), name=f"{game.title()} {number + 1}", game=game,
             min_bet=10 if game == "rocket" else 1, max_bet=500, payout_approval_threshold=TRAY,
         )
-        seal(table, table=table, event="created")
+        table_sealed_with_accounts(table)
     device = get_user_model().objects.create_user(f"load-tablet-{table.pk}", password=LOAD_SECRET)
     device.groups.add(Group.objects.get(name=DEALER))
     shift_start(user=device, table=table, by=pete)

@@ -11,15 +11,16 @@ record older than its seal (docs/ledger.md, "Upgrading a database").
 from django.db import transaction
 
 from ledger.models import Account
-from ledger.seals import seal, seals
-from ledger.services import account_get, table_accounts_made
+from ledger.seals import seal
+from ledger.services import account_get
 from tables.models import Table
+from tables.services.settings import table_sealed_with_accounts
 
 
 def new_table(**fields) -> Table:
     with transaction.atomic():  # the seal locks the table's chain: a transactional test has no other
         table = Table.objects.create(**fields)
-        seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
+        table_sealed_with_accounts(table)
     return table
 
 

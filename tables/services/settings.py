@@ -111,6 +111,13 @@ def table_create(
     return Table.objects.select_related("pit__casino").get(pk=_once(key, request, by, work)["table"])
 
 
+def table_sealed_with_accounts(table: Table) -> None:
+    """A new table's own accounts (tray, drop box, carry, rake) made and sealed with the table, as
+    its chain's first records: no other table waits (the table's creation, and the tables a test or
+    a benchmark makes without the pit's checks)."""
+    seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
+
+
 def table_settings_change(
     *,
     table: Table,
@@ -232,8 +239,7 @@ def _create(pit_id: int, name: str, settings: dict, by, reason: str, device: str
     table = Table(pit=pit, name=name, **settings)
     _check(table, game_changed=False)
     table.save()
-    # Its own chain's first records, the table and its accounts: no other table waits.
-    seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
+    table_sealed_with_accounts(table)
     table_created_event(table, by, reason, device)
     return {"table": table.pk}
 

@@ -49,7 +49,6 @@ from django.db.models import (
     OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Sum,
     Value,
 )
@@ -58,6 +57,7 @@ from django.utils import timezone
 
 from casino.errors import DomainError
 from ledger.models import Account, Posting, Transaction
+from reports.selectors import with_shift
 from tables.models import ApprovalRequest, Game, Hand, Player, SeatSession, Shift, Table
 from tables.services.seating import SEATS_PER_GAME
 
@@ -287,18 +287,11 @@ def dealer_pace(dealer, *, tables: QuerySet[Table] | None = None, now=None) -> D
     if tables is not None:
         shifts = shifts.filter(table__in=tables)
     time = shifts.aggregate(time=Sum(_length("started_at", "ended_at", now)))["time"] or timedelta(0)
-    # A hand is the dealer's whose shift was on duty at its table when it started: with two on shift
-    # there (a relief dealer, a card-reading shoe's account), the one started last, as the reports
-    # count it (docs/pit.md "Shifts").
-    on_duty = (
-        Shift.objects.filter(table=OuterRef("table"), started_at__lte=OuterRef("started_at"))
-        .filter(Q(ended_at__isnull=True) | Q(ended_at__gt=OuterRef("started_at")))
-        .order_by("-started_at")
-        .values("pk")[:1]
-    )
-    dealt = Hand.objects.annotate(on_duty=Subquery(on_duty)).filter(
-        on_duty__in=shifts.values("pk"), status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED]
-    )
+    # A hand is the dealer's whose shift was on duty at its table when it started: the reports' rule
+    # (`with_shift`; with two on shift there, a relief dealer or a card-reading shoe's account, the
+    # one started last, docs/pit.md "Shifts"), so a pace counts the hands the reports by dealer do.
+    finished = Hand.objects.filter(status__in=[Hand.Status.SETTLED, Hand.Status.VOIDED])
+    dealt = with_shift(finished).filter(shift_id__in=shifts.values("pk"))
     # A Pairs round closed undealt as a player left (`pairs_round_withdraw`) was neither dealt nor
     # voided at anyone's request: no dealer's void.
     asked = ApprovalRequest.objects.filter(hand=OuterRef("pk"), kind=ApprovalRequest.Kind.VOID)

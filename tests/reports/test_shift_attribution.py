@@ -1,6 +1,7 @@
 """A hand that spans a dealer rotation (started under one dealer's shift, settled under the next)
 is counted by every report that shows shift figures in the shift on duty at its table when it
-started (docs/reports.md, "Shifts and dealers"), and the shifts add up to the table."""
+started (docs/reports.md, "Shifts and dealers"), and the shifts add up to the table. A dealer's
+pace (the pit's page) counts it by the same rule."""
 
 import pytest
 
@@ -8,6 +9,7 @@ from reports.models import Report
 from reports.periods import today
 from reports.services.win import COUNTED, SHARED
 from tables.models import SeatSession
+from tables.ratings import dealer_pace
 from tables.services import hand_start, seat_close, shift_end, shift_start
 from tests.tables.conftest import card
 
@@ -65,6 +67,16 @@ def test_a_hand_spanning_a_rotation_is_the_first_shifts_in_every_report(rotation
     [row] = [row for row in master["tables"] if row["table"] == rocket.pk]
     assert sum(win for _, win in by_shift.values()) == table["win"] == row["system_win"]
     assert sum(shifts.values()) == row["system_win"]
+
+
+def test_a_hand_spanning_a_rotation_is_the_first_dealers_pace_as_in_the_reports(rotation, dana, olga):
+    day = today().isoformat()
+    groups = ran(Report.Kind.HOUSE_EDGE, date_from=day, date_to=day, group="dealer")["groups"]
+    by_dealer = {group["label"]: group["hands"] for group in groups}
+
+    # dana started the spanning hand, olga settled it: it is dana's, in her pace as in the report
+    assert by_dealer == {"dana": 2, "olga": 1}
+    assert {"dana": dealer_pace(dana).hands, "olga": dealer_pace(olga).hands} == by_dealer
 
 
 def test_a_shift_dealt_beside_by_a_relief_dealer_leaves_the_formula_to_the_table(

@@ -24,7 +24,7 @@ from rest_framework.viewsets import ReadOnlyModelViewSet
 from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.selectors import casino_records_seen, reports_seen
 from reports.services import ReportError, gaming_day_adjust, gaming_day_close, report_request
-from reports.services.master_game import adjustments_of
+from reports.services.master_game import adjustments_of, linked
 from tables.api.parsers import loads
 from tables.api.queries import QUERY_REFUSAL, Pages
 from tables.api.serializers import RequestSerializer
@@ -164,12 +164,20 @@ def _field_errors(error: ReportError) -> dict:
 
 class DayCloseSerializer(serializers.ModelSerializer):
     signed_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    figures = serializers.SerializerMethodField(
+        help_text="The master game figures frozen at the close, linked as the report's page links them."
+    )
     later = serializers.SerializerMethodField(help_text="Adjustments found for the day since its close.")
 
     class Meta:
         model = GamingDayClose
         fields = ["id", "casino", "day", "signed_by", "method", "device", "at", "figures", "later"]
         read_only_fields = fields
+
+    def get_figures(self, close) -> dict:
+        # The page's own links (`linked`), never the admin links a close stored before the pages
+        # existed: a pit manager reading the API has no admin either.
+        return linked(close.figures)
 
     def get_later(self, close) -> list[dict]:
         return adjustments_of(close.casino_id, close.day)

@@ -14,6 +14,7 @@ was found for it later is listed from its adjustments, which the page reads when
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 from django.db.models import Count
@@ -21,7 +22,7 @@ from django.db.models import Count
 from reports.models import DayAdjustment, GamingDayClose
 from reports.periods import days_bounds
 from reports.services.house_edge import Progress, rules_for
-from reports.services.links import adjustment_url
+from reports.services.links import adjustment_url, transaction_url
 from reports.services.win import casino_day, casino_tables, shift_figures, table_day
 from tables.models import Casino, Shift
 
@@ -100,10 +101,35 @@ def master_game_shown(report) -> dict:
 
 
 def linked(result: dict) -> dict:
-    """`result` with each adjustment linked to its page: figures stored (a report run, a day's
-    close, sealed) before the page existed link to the admin, which a pit manager cannot open."""
-    adjustments = [{**a, "link": adjustment_url(a["id"])} for a in result.get("adjustments", [])]
-    return {**result, "adjustments": adjustments} if adjustments else result
+    """`result` (a report's run, a day's frozen close) with its links rebuilt as the pages link
+    today, for every reader of stored figures (the page, the CSV, the API's closed days): figures
+    stored (a close is sealed, never rewritten) before the pit and the reports had these pages link
+    to the admin, which a pit manager cannot open. An adjustment keeps its id; a bare cage move's
+    admin link names its transaction."""
+    shown = {**result}
+    if "tables" in result:
+        shown["tables"] = [_records_linked(row) for row in result["tables"]]
+    if "adjustments" in result:
+        shown["adjustments"] = [{**a, "link": adjustment_url(a["id"])} for a in result["adjustments"]]
+    return shown
+
+
+# The admin's change page of a ledger transaction (its id a UUID), which a bare cage move linked to
+# before it had a pit page (whatever the admin's mount point then).
+_ADMIN_TRANSACTION = re.compile(r"/ledger/transaction/([^/]+)/change/$")
+
+
+def _records_linked(row: dict) -> dict:
+    records = {
+        figure: [{**r, "link": _pit_link(r.get("link", ""))} for r in shown]
+        for figure, shown in row.get("records", {}).items()
+    }
+    return {**row, "records": records}
+
+
+def _pit_link(link: str) -> str:
+    transaction = _ADMIN_TRANSACTION.search(link)
+    return transaction_url(transaction[1]) if transaction else link
 
 
 def days_shown(casino_id: int, last: date, count: int) -> list[dict]:

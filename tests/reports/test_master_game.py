@@ -3,17 +3,20 @@ CSV, and the gaming days page and API that close a day."""
 
 import csv
 import io
+import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.staticfiles import finders
 
 from casino.roles import PIT_MANAGER
+from ledger.models import Transaction
 from reports.models import DayAdjustment, GamingDayClose, Report
 from reports.periods import today
 from reports.services import gaming_day_adjust
-from reports.services.master_game import master_game_shown
+from reports.services.master_game import master_game_figures, master_game_shown
 from tables.models import Casino, Pit
 from tables.services import shift_start
 from tests.tables.conftest import person
@@ -308,3 +311,51 @@ def test_a_day_adjustment_outside_ones_scope_answers_404(client, adjusted, dana,
 
     # pete reads it; another casino's pit manager and a dealer get what an id that does not exist gets
     assert answers == {"pete": 200, "pam": 404, "dana": 404, "missing": 404}
+
+
+@pytest.fixture
+def closed_before_the_pages(counted_day, day_table, pete):
+    """The day closed as an old close stored it: a bare cage move (the credit) and an adjustment of
+    an earlier closed day posted into this one linked to the admin (a close is sealed, never
+    rewritten)."""
+    casino = day_table.pit.casino
+    signed = {"signed_by": pete, "method": "password"}
+    yesterday = today() - timedelta(days=1)
+    earlier = GamingDayClose.objects.create(casino=casino, day=yesterday, figures={}, **signed)
+    adjustment = DayAdjustment.objects.create(
+        casino=casino, closed=earlier, day=today(), table=day_table,
+        changes={"fills": -500, "win": 500}, memo="A fill reversed after the close", created_by=pete,
+    )  # fmt: skip
+    credit = Transaction.objects.get(kind=Transaction.Kind.CREDIT, table=day_table)
+    figures = master_game_figures(casino.pk, today())
+    [row] = figures["tables"]
+    row["records"]["credits"] = [
+        {"label": "credit 14:00 (no slip)", "link": f"/admin/ledger/transaction/{credit.pk}/change/"}
+    ]
+    [stored] = figures["adjustments"]
+    stored["link"] = f"/admin/reports/dayadjustment/{adjustment.pk}/change/"
+    GamingDayClose.objects.create(casino=casino, day=today(), figures=figures, **signed)
+    return credit, adjustment
+
+
+def test_the_api_links_a_closed_days_figures_as_its_page_does_never_to_the_admin(
+    client, closed_before_the_pages, day_table, pete
+):
+    credit, adjustment = closed_before_the_pages
+    report = master_game(day_table.pit.casino)
+    client.force_login(pete)
+
+    listed = {day["day"]: day for day in client.get("/api/reports/days/").json()["results"]}
+    figures = listed[today().isoformat()]["figures"]
+
+    # the page's figures, links rebuilt, which pete (no admin) opens
+    assert figures == master_game_shown(report)["result"]
+    assert "/admin/" not in json.dumps(figures)
+    [row] = figures["tables"]
+    [moved] = row["records"]["credits"]
+    [adjusted] = figures["adjustments"]
+    assert (moved["link"], adjusted["link"]) == (
+        f"/pit/transactions/{credit.pk}/",
+        f"/reports/adjustments/{adjustment.pk}/",
+    )
+    assert [client.get(link).status_code for link in (moved["link"], adjusted["link"])] == [200, 200]

@@ -33,11 +33,18 @@ from functools import cache
 
 from tables.games import CardDue, DecisionDue, IllegalAction, Move, new_game
 from tables.games.base import DEALER, SEAT
-from tables.games.cards import DECK_SIZE, RANKS
+from tables.games.cards import DECK_SIZE, RANKS, Shoe
 from tables.games.rocket import TENTH, Start
 from tables.games.rocket_edge import play_adjusted, shoe_counts, tables_for
 from tables.games.rocket_fast import Fold, button_index, lowest, play
-from tables.games.rounds import POINTS_GAMES, WHOLE_DECK, next_round_seats, next_round_state
+from tables.games.rounds import (
+    NEW_DECK_OPTIONS,
+    POINTS_GAMES,
+    WHOLE_DECK,
+    new_deck_each,
+    next_round_seats,
+    next_round_state,
+)
 
 BURN = 5  # RULINGS: burn 5 cards face down after every shuffle (option 0..10)
 MAX_BURN = 10
@@ -824,16 +831,22 @@ def blackstone_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
 
 
 def secret_hands_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
-    """Secret-hand games, each from a freshly shuffled deck whose burn the engine is told of; the
-    house's collection is counted per game."""
+    """Secret-hand games, each from a freshly shuffled deck whose burn the engine is told of, but
+    Regent's, which deal on from the deck the game before left, recycling its discards when it runs
+    dry, unless the house rule asks for a fresh deck every game (`new_deck_each`, as the table
+    reads it); the house's collection is counted per game."""
     seats, shoe, choose = _pot_table(spec, index)
     stakes = dict.fromkeys(seats, spec.chips)
+    deals_on = spec.game in NEW_DECK_OPTIONS and not new_deck_each(spec.game, spec.options)
     tally, carry = Tally(), 0
     for _ in range(hands):
-        shoe.shuffle()
-        game = new_game(spec.game, seats, stakes, spec.options, carry)
-        for rank in shoe.discards:
-            game.burn(rank)
+        if deals_on:
+            game = new_game(spec.game, seats, stakes, spec.options, carry, shoe=_deck_held(shoe))
+        else:
+            shoe.shuffle()
+            game = new_game(spec.game, seats, stakes, spec.options, carry)
+            for rank in shoe.discards:
+                game.burn(rank)
         settlement = play_checked(game, shoe, choose)
         shoe.end_hand()
         carry = settlement.carry_out
@@ -841,6 +854,13 @@ def secret_hands_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
         _count_money(tally, settlement)
     tally.shuffles, tally.refills = shoe.shuffles, shoe.refills
     return tally
+
+
+def _deck_held(shoe: SimShoe) -> Shoe:
+    """What the deck still holds, for a game dealt on from it (a table tells its game so:
+    `tables.services.hands._shoe_held`); every card out of it is a discard, burns included."""
+    left = shoe.order[shoe.pos :]
+    return Shoe(1, [0] + [left.count(rank) for rank in RANKS])
 
 
 def starboard_chunk(spec: RunSpec, index: int, hands: int) -> Tally:
@@ -903,16 +923,18 @@ def _pairs_game(
 
 def points_chunk(spec: RunSpec, index: int, games: int) -> Tally:
     """Whole games of a points game, every seat from 0: rounds until the result says the game is
-    over (a Port playoff deals the tied players). Counts rounds, the final scores' spread, and the
-    games the first seat won alone."""
+    over (a Port playoff deals the tied players). Port deals on from one deck unless its house rule
+    asks for a fresh deck every round (`new_deck_each`); the others deal each round whole from a
+    fresh shuffle. Counts rounds, the final scores' spread, and the games the first seat won alone."""
     seats, shoe, choose = _pot_table(spec, index)
     if spec.game in WHOLE_DECK:
         shoe = SimShoe(1, shuffler(spec.seed, index), 0, penetration=None)
+    fresh = spec.game in WHOLE_DECK or new_deck_each(spec.game, spec.options)  # Port's house rule
     tally = Tally()
     for _ in range(games):
         scores, playing, state = dict.fromkeys(seats, 0), seats, {}
         while True:
-            if spec.game in WHOLE_DECK:
+            if fresh:
                 shoe.shuffle()
             game = new_game(spec.game, playing, scores, spec.options, **state)
             result = play_checked(game, shoe, choose).result

@@ -7,6 +7,7 @@ stakes (`PointsOptions.point_value`), a game's end moves money: `stakes_entries`
 leaves such a game loses it, and it settles at once: `leaver_settlement`.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .base import DecisionDue, Entry, Move, Settlement
@@ -21,6 +22,17 @@ POINTS_GAMES = ("port", "sweep", "kitty", "venture", "five_cards", "pickup")
 # Dealt whole from a fresh shuffle every round, with no burn (RULINGS.md "Points and bidding games"):
 # every points game but Port, which deals round after round from one deck.
 WHOLE_DECK = ("sweep", "kitty", "venture", "five_cards", "pickup")
+# Games dealt on from one deck, round after round or game after game (Port's rounds, Regent's games),
+# unless the table's house rule asks for a fresh deck every one: the option, and the word for it.
+NEW_DECK_OPTIONS = {"port": ("new_deck_each_round", "round"), "regent": ("new_deck_each_game", "game")}
+
+
+def new_deck_each(game: str, options: Mapping[str, object]) -> bool:
+    """Whether a table of `game` with house rules `options` shuffles a fresh deck for every round or
+    game where the game would deal on (`NEW_DECK_OPTIONS`): the one reading of the option, for the
+    table (`tables.services.shoes.fresh_deck_due`) and the simulation alike."""
+    option = NEW_DECK_OPTIONS.get(game)
+    return option is not None and bool(options.get(option[0]))
 
 
 def next_round_state(result: dict) -> dict:

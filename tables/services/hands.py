@@ -96,7 +96,8 @@ from .shoes import (
 RANK_RANGE = f"A rank is {min(RANKS)} to {max(RANKS)}"
 # Games whose shoe deals one game: a game's cards are counted from one deck (Blackstone never recycles,
 # a secret hand's reveals are checked against it). Regent deals on unless its table says otherwise
-# (shoes.NEW_DECK_OPTIONS); its hands then start where the one before left the shoe (`_shoe_held`).
+# (tables.games.rounds.NEW_DECK_OPTIONS); its hands then start where the one before left the shoe
+# (`_shoe_held`).
 ONE_GAME_A_SHOE = (Game.BLACKSTONE, *SECRET_HANDS, *WHOLE_DECK)
 # Starboard's settlement names each draw's fee so; the fee is posted at the draw itself.
 DRAW_FEE = "draw fee"

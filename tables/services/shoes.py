@@ -26,6 +26,7 @@ from ledger.chain import chain_append, chain_extend, chain_lock, chain_lock_ahea
 from ledger.models import Chain
 from ledger.seals import seal
 from tables.games.cards import DECK_SIZE, MAX_DECKS, MIN_DECKS, composition
+from tables.games.rounds import NEW_DECK_OPTIONS, new_deck_each
 from tables.models import SECRET_HANDS, WHOLE_DECK, CardEvent, Game, Hand, Receiver, Recycle, Shoe, Table
 
 from .idempotency import run_once
@@ -36,9 +37,6 @@ MAX_BURN = 10
 # refuses only at the games whose shoe must deal one game (hands.ONE_GAME_A_SHOE): Starboard may
 # deal on, recycling its discards (docs/rules/starboard.md).
 FRESH_DECK_EVERY_GAME = (Game.BLACKSTONE, Game.STARBOARD, *SECRET_HANDS, *WHOLE_DECK)
-# Games whose rules deal on from one deck unless the table's house rule asks for a fresh one every
-# round or game (and which word says so): the option decides, whatever the lists above say.
-NEW_DECK_OPTIONS = {Game.PORT: ("new_deck_each_round", "round"), Game.REGENT: ("new_deck_each_game", "game")}
 _system_random = secrets.SystemRandom()
 
 
@@ -292,9 +290,10 @@ def fresh_deck_due(table: Table, shoe: Shoe, games) -> str:
     points games, and Port told so) from a freshly shuffled deck, its game being one of `games` or
     its house rule in `NEW_DECK_OPTIONS` on (Port's `new_deck_each_round`, Regent's
     `new_deck_each_game`), and the shoe has dealt one already."""
+    # A game of NEW_DECK_OPTIONS: its option decides, whatever the lists say.
     if table.game in NEW_DECK_OPTIONS:
-        option, each = NEW_DECK_OPTIONS[table.game]
-        if not table.options.get(option):
+        each = NEW_DECK_OPTIONS[table.game][1]
+        if not new_deck_each(table.game, table.options):
             return ""
     elif table.game in games:
         each = "round" if table.game in WHOLE_DECK else "game"

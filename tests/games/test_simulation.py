@@ -21,8 +21,10 @@ from tables.simulation import (
     estimate,
     fold_at_most,
     pair_chance,
+    points_chunk,
     rocket_strategy,
     run,
+    secret_hands_chunk,
 )
 
 
@@ -245,3 +247,74 @@ def test_the_points_games_play_whole_games_and_report_length_spread_and_the_firs
         assert tally.hands == 30 and tally.cards == 30 * (players * 6 + 30 if players == 3 else 55)
     lines = "\n".join(report.lines())
     assert "rounds per game" in lines and "score spread" in lines and "first seat" in lines
+
+
+def shoe_log(monkeypatch) -> list:
+    """What every simulated shoe does, in order: each card it deals (its rank), "shuffle",
+    "refill" (dry: its discards shuffled again) and "end_hand" after each game or round."""
+    log: list = []
+
+    def logged(name, entry):
+        method = getattr(SimShoe, name)
+
+        def logging(self, *args, **kwargs):
+            result = method(self, *args, **kwargs)
+            log.append(entry(result))
+            return result
+
+        monkeypatch.setattr(SimShoe, name, logging)
+
+    logged("draw", lambda rank: rank)
+    for name in ("shuffle", "refill", "end_hand"):
+        logged(name, lambda _, name=name: name)
+    return log
+
+
+def split(log: list, at: tuple[str, ...]) -> list[list]:
+    parts: list[list] = [[]]
+    for entry in log:
+        if entry in at:
+            parts.append([])
+        parts[-1].append(entry)
+    return parts
+
+
+def ranks_within_the_deck(log: list) -> bool:
+    """No rank dealt more often than one deck holds it between two shuffles or recycles."""
+    for deck in split(log, ("shuffle", "refill")):
+        dealt = Counter(entry for entry in deck if isinstance(entry, int))
+        if any(dealt[rank] > rank for rank in RANKS):
+            return False
+    return True
+
+
+def test_regent_deals_game_after_game_on_from_one_deck_recycling_it_when_dry(monkeypatch):
+    log = shoe_log(monkeypatch)
+
+    secret_hands_chunk(RunSpec(game="regent", players=4, hands=40, seed=7, strategy="cautious"), 0, 40)
+
+    # one shuffle (the deck's first): the games deal on, and a dry deck recycles its discards
+    assert log.count("end_hand") == 40 and log.count("shuffle") == 1 and log.count("refill") >= 1
+    assert max(deck.count("end_hand") for deck in split(log, ("shuffle", "refill"))) >= 2
+    assert ranks_within_the_deck(log)
+
+
+def test_regent_with_a_new_deck_each_game_shuffles_a_fresh_deck_for_every_game(monkeypatch):
+    log = shoe_log(monkeypatch)
+    options = {"new_deck_each_game": True}
+
+    secret_hands_chunk(RunSpec(game="regent", players=4, hands=40, seed=7, options=options), 0, 40)
+
+    games = split(log, ("end_hand",))[:-1]
+    assert len(games) == 40 and all(game[game[0] == "end_hand"] == "shuffle" for game in games)
+    assert ranks_within_the_deck(log)
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_port_deals_its_rounds_on_from_one_deck_unless_its_house_rule_asks_for_a_fresh_one(fresh):
+    spec = RunSpec(game="port", players=4, hands=10, seed=3, options={"new_deck_each_round": fresh})
+
+    tally = points_chunk(spec, 0, 10)
+
+    # the shoe's first shuffle, then one for every round (tally.hands) or none: dealt on
+    assert tally.shuffles == 1 + (tally.hands if fresh else 0)

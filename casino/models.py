@@ -72,6 +72,7 @@ class AuditEvent(AppendOnly):
         PLAYER_CREATE = "player_create", "Recorded a player"
         PLAYER_IDENTIFY = "player_identify", "Recorded a player's identification"
         PLAYER_MERGE = "player_merge", "Merged two records of one player"
+        SESSION_IDENTIFY = "session_identify", "Identified a seat's anonymous player"
         COMP = "comp", "Gave a player a comp"
         BACK_ENTRY = "back_entry", "Entered a hand from paper"
         QUEUE_HELD = "queue_held", "Offline steps held for the pit"

@@ -19,7 +19,7 @@ from django.shortcuts import redirect
 from casino.admin_csv import csv_cell
 from casino.errors import DomainError, NotAllowed
 from casino.web import KeyedForm, Pages, fetch_seen, form_message, nothing
-from reports.periods import today
+from reports.periods import day_start, today
 from tables import views as tablet
 from tables.models import Casino, Comp, Player, SeatSession, SeatSessionIdentified, currency
 from tables.players import (
@@ -47,6 +47,7 @@ from tables.services.players import (
     player_merge,
 )
 
+from .selectors import HISTORY_ROWS
 from .views import check_watch, page, refused, render_table
 
 ID_FIELDS = ("name", "card_number", "id_type", "id_number", "id_issuer")
@@ -202,23 +203,47 @@ def comp_view(request: HttpRequest, player: Player, form) -> object:
 
 def seats_identified(user, table, seats: list[dict]) -> dict:
     """The pit table page's part: each seat with `identified`, the player its anonymous player was
-    identified as (or None), and whether `user` may identify one (a search of the casino's players
-    leads to it: `identifying`, as a casino's players are far too many for a list on every seat)."""
+    identified as (or None); the anonymous players who left the table this gaming day (`left`,
+    `left_today`), each the same; and whether `user` may identify one (a search of the casino's
+    players leads to it: `identifying`, as a casino's players are far too many for a list on every
+    seat). Two queries, however many seats and players who left."""
     sessions = with_players(whose(SeatSession.objects.filter(pk__in=[seat["session"] for seat in seats])))
     who = {session.pk: session.who for session in sessions if session.player_id is None}
     return {
         "seats": [{**seat, "identified": who.get(seat["session"])} for seat in seats],
+        "left": left_today(table),
         "can_identify": user_can_supervise(user, table),
     }
 
 
+def left_today(table) -> list[dict]:
+    """The anonymous players who sat at `table` and left it this gaming day, the latest first (at
+    most `HISTORY_ROWS`, as the page's other lists), as the seats are: seat number, session, the
+    description given, when they sat and left, the player identified as (or None). A player who
+    cashed out at 2 a.m. and showed a card at the cage is identified from here as a seated one is;
+    an earlier day's is still identified at its address (docs/pit.md)."""
+    left = SeatSession.objects.filter(seat__table=table, player=None, ended_at__gte=day_start(today()))
+    left = with_players(whose(left.select_related("seat")).order_by("-ended_at", "-pk")[:HISTORY_ROWS])
+    return [
+        {
+            "number": session.seat.number,
+            "session": session.pk,
+            "player": session.player_name,
+            "started": session.started_at,
+            "ended": session.ended_at,
+            "identified": session.who,
+        }
+        for session in left
+    ]
+
+
 def identifying(user, session_id: str) -> SeatSession | None:
-    """The anonymous seated player whose record the pit manager is searching for (`?identify=`, from
-    the table page): still seated, not identified, at a table `user` supervises; else None, and the
-    search is a plain one (it tells nothing of a session elsewhere)."""
+    """The anonymous player, seated or gone, whose record the pit manager is searching for
+    (`?identify=`, from the table page): not identified, at a table `user` supervises; else None,
+    and the search is a plain one (it tells nothing of a session elsewhere)."""
     if not session_id.isdigit():
         return None
-    unidentified = SeatSession.objects.filter(pk=session_id, player=None, ended_at=None, identified=None)
+    unidentified = SeatSession.objects.filter(pk=session_id, player=None, identified=None)
     session = unidentified.select_related("seat__table__pit").first()
     return session if session and user_can_supervise(user, session.seat.table) else None
 

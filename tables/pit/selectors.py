@@ -35,7 +35,8 @@ from tables.selectors import open_shifts, supervised_pits, tables_visible_to
 from tables.services.engine import UNREVEALED, replay
 
 HANDS_PER_PAGE = 25
-HISTORY_ROWS = 50  # counts, fills and credits, incidents: the latest this many on a table's history
+# counts, fills and credits, incidents, anonymous players who left: the latest this many on a table's history
+HISTORY_ROWS = 50
 RECENT_DECISIONS = 20  # decided requests listed under the queue, so a manager sees what just happened
 MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
 

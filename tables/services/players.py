@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from functools import partial
 
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from casino.audit import audit_record
@@ -228,7 +228,8 @@ def identify_session(
     """A pit manager on shift in the table's pit identifies the anonymous player of `session` (open
     or ended) as `player`, a record of the table's casino (the one kept, if it was merged), saying
     how they know (`reason`): an append-only `SeatSessionIdentified`, sealed in the table's chain,
-    and from then on the session's play, cash and time are the player's (`tables.players.whose`).
+    with its entry in the staff audit log (`session_identify`, in the same transaction), and from
+    then on the session's play, cash and time are the player's (`tables.players.whose`).
 
     Refused for a session seated by card, and for a session identified already as another player:
     an identification is never superseded (docs/pit.md "Identifying a seated player"). The same
@@ -274,7 +275,27 @@ def _identify(session_id: int, player_id: int, reason: str, by) -> dict:
     chain = chain_lock(table=table)
     seal(identified, chain=chain, event="identified")
     _cash_report_identified(identified, kept, table, chain, by)
+    _audit_identified(identified, table, by)
     return {"identified": identified.pk}
+
+
+def _audit_identified(identified: SeatSessionIdentified, table: Table, by) -> None:
+    """The staff audit log's entry: which session (its table, seat and description), as whom, how
+    they knew. Written once, with the identification: neither a retry with its key nor the same
+    player named again writes a second."""
+    session = identified.session
+    audit_record(
+        action=AuditEvent.Action.SESSION_IDENTIFY,
+        user=by,
+        session=session.pk,
+        table=table.name,
+        seat=session.seat.number,
+        described=session.player_name,
+        player=identified.player.pk,
+        player_name=identified.player.name,
+        card=identified.player.card_number,
+        reason=identified.reason,
+    )
 
 
 def _cash_report_identified(identified: SeatSessionIdentified, kept: dict, table: Table, chain, by) -> None:
@@ -362,7 +383,9 @@ def cash_in_check(
     day = gaming_day(at)
     player = session_player(session)
     if player is not None:
-        player = _lock_player(player, waiting=session.player_id is not None)
+        # Waits for a buy-in of the player's at another table: the player's lock comes before any
+        # table's chain in every write (docs/records.md "Lock order"), so the wait always ends.
+        player = Player.objects.select_for_update(no_key=True).get(pk=player.pk)
         earlier = _cash_of(_records_of(player)).filter(day=day)
         before = earlier.aggregate(total=Sum("cents"))["total"] or 0
     else:  # the session's own cash-ins: a handful, read compiled (and sent ahead, `seat_buy_in`)
@@ -391,16 +414,6 @@ def session_player(session: SeatSession) -> Player | None:
     just opened is its seated player's."""
     player_id = getattr(session, "whose", session.player_id)
     return Player.objects.select_related("merged_into").get(pk=player_id).resolved() if player_id else None
-
-
-def _lock_player(player: Player, *, waiting: bool) -> Player:
-    """Lock `player`. Not `waiting` for an anonymous player identified since the sit-down: their
-    buy-in may hold the table's chain already (sent ahead, `_buy_in_ahead`), and waiting for the
-    player there would take the locks in the wrong order; a player busy elsewhere is a conflict."""
-    try:
-        return Player.objects.select_for_update(no_key=True, nowait=not waiting).get(pk=player.pk)
-    except OperationalError:
-        raise Conflict(f"{player} is busy at another table: try the buy-in again.") from None
 
 
 def cash_in_record(

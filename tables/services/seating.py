@@ -10,13 +10,13 @@ on a seat whose player has gone.
 from collections.abc import Callable
 from functools import partial
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from casino.compiled import Compiled
 from casino.errors import Conflict, DomainError
 from casino.limits import amount_check
-from ledger.chain import chain_lock_ahead
+from ledger.chain import CHAIN_LOCKED, CHAINS_LOCKED, table_chain_name
 from ledger.models import Account, Transaction
 from ledger.seals import seal, seals
 from ledger.services import (
@@ -30,7 +30,7 @@ from ledger.services import (
     ledger_post,
     ledger_reverse,
 )
-from tables.models import Casino, Hand, Player, Seat, SeatSession, Table
+from tables.models import Casino, Hand, Player, Seat, SeatSession, SeatSessionIdentified, Table
 
 from .collection import time_charges_post
 from .counts import LAST_COUNT, table_check_open
@@ -245,20 +245,27 @@ def _buy_in(session_id: int, amount: int, identification: Identification, at, by
 
 def _buy_in_ahead(session: SeatSession) -> None:
     """Send a buy-in's first reads ahead (`Compiled.ahead`, with the key's claim): the seat
-    session's lock, and for an anonymous player the table's chain's lock and the session's cash-ins
-    (the whole of their cash today), then what no lock guards (the table's last count, the casino's
-    rules, the accounts). A known player's chain lock waits: the player's lock comes before it
-    (docs/records.md), and the check of their cash in takes it. A session's seated player never
-    changes; an anonymous one identified since is locked without waiting (`cash_in_check`)."""
+    session's lock, and for an anonymous player the table's chain's lock (unless they were
+    identified since) and the session's cash-ins (the whole of their cash today), then what no lock
+    guards (the table's last count, the casino's rules, the accounts). A known player's chain lock
+    waits: the player's lock comes before it (docs/records.md), and the check of their cash in
+    takes it. A session's seated player never changes; one identified since is known only once
+    the session is locked, so the chain's lock sent ahead is taken only for a session that was not
+    (`UNIDENTIFIED_CHAIN_LOCKED`)."""
     table = session.seat.table
     SESSION_LOCKED.ahead(session.pk)
+    chain = table_chain_name(table.pk)
     if session.player_id is None:
-        chain_lock_ahead(table.pk)
+        UNIDENTIFIED_CHAIN_LOCKED.ahead(chain, session.pk)
         SESSION_CASH_INS.ahead(session.pk)
     LAST_COUNT.ahead(table.pk)
     PLAYER_RULES.ahead(table.pit.casino_id)
     accounts_ahead(table=table, keys=_buy_in_accounts(session.pk))
     ACCOUNTS_BY_CODE.ahead(account_code(kind=Account.Kind.PATRONS, casino=Casino(pk=table.pit.casino_id)))
+    if session.player_id is None:  # the answers come back with the key's claim: no round trip more
+        locked = SESSION_LOCKED.kept(session.pk)
+        if locked and locked[0].whose is None:
+            UNIDENTIFIED_CHAIN_LOCKED.moved((chain, session.pk), CHAIN_LOCKED, (chain,))
 
 
 def _close(session_id: int, by) -> dict:
@@ -308,6 +315,18 @@ def _session_locked(session) -> QuerySet[SeatSession]:
 
 
 SESSION_LOCKED = Compiled(_session_locked)
+
+# The table's chain locked, unless the anonymous player of seat session `session` was identified
+# since the sit-down (then nothing is locked): sent ahead of a buy-in, after the session's lock, which
+# an identification takes too, so none is written between the two. An identified player's lock comes
+# before the chain (docs/records.md "Lock order"), and their cash check takes it first.
+UNIDENTIFIED_CHAIN_LOCKED = Compiled(
+    lambda name, session: CHAINS_LOCKED.filter(name=name).filter(
+        ~Exists(SeatSessionIdentified.objects.filter(session=session))
+    ),
+    str,
+    int,
+)
 
 
 def _lock_open_session(session_id: int) -> SeatSession:

@@ -3,22 +3,28 @@ pit manager of the table's pit on shift, and from then on the session's play, ca
 player's in every read (the player's page, the cash reports, the rating, the threshold at a
 later buy-in)."""
 
+from datetime import timedelta
+
 import pytest
 from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from casino.errors import Conflict, DomainError, NotAllowed
+from casino.models import AuditEvent
 from casino.roles import PIT_MANAGER
 from ledger.models import AppendOnlyError
 from tables.models import CashIn, Casino, Incident, Pit, Player, SeatSession, SeatSessionIdentified, Table
+from tables.pit.players import left_today
 from tables.players import cash_daily, cash_log, player_cash_days, player_visits
 from tables.ratings import player_rating
-from tables.services import seat_buy_in, seat_open, shift_start
+from tables.services import seat_buy_in, seat_close, seat_open, shift_start
 from tables.services.players import (
     Identification,
     IdentificationNeeded,
     identify_session,
     player_create,
-    )
+)
 
 from .conftest import deal_at, key, person, signed_in
 
@@ -78,6 +84,40 @@ def test_the_seat_session_sealed_at_the_sit_down_is_not_changed(ann, stranger, p
 
     stranger.refresh_from_db()
     assert (stranger.player, stranger.player_name) == (None, "man in a red tie")
+
+
+def test_the_identification_is_in_the_staff_audit_log_once(ann, stranger, pete, rocket):
+    same = key()
+
+    identify(stranger, ann, pete, key_sent=same)
+    identify(stranger, ann, pete, key_sent=same)  # a retry of the same form
+    identify(stranger, ann, pete)  # the same player named again: the first record answers
+
+    event = AuditEvent.objects.get(action=AuditEvent.Action.SESSION_IDENTIFY)
+    assert event.user == pete
+    assert event.detail == {
+        "session": stranger.pk,
+        "table": rocket.name,
+        "seat": 3,
+        "described": "man in a red tie",
+        "player": ann.pk,
+        "player_name": "Ann Smith",
+        "card": "1001",
+        "reason": "Showed his licence",
+    }
+
+
+def test_a_refused_identification_is_not_in_the_audit_log(ann, stranger, pete, pit):
+    identify(stranger, ann, pete)
+    bea = player_create(casino=pit.casino, name="Bea", by=pete)
+
+    with pytest.raises(Conflict):
+        identify(stranger, bea, pete)
+    with pytest.raises(DomainError):
+        identify(stranger, ann, pete, reason=" ")
+
+    events = AuditEvent.objects.filter(action=AuditEvent.Action.SESSION_IDENTIFY)
+    assert [event.detail["player"] for event in events] == [ann.pk]
 
 
 # The service's refusals
@@ -288,6 +328,72 @@ def test_the_pit_identifies_a_seated_stranger_from_the_tables_page(ann, stranger
     assert SeatSessionIdentified.objects.get().session == stranger
     shown = pit.get(f"/pit/tables/{rocket.pk}/")
     assert [seat["identified"] for seat in shown.context["seats"]] == [ann]
+
+
+def leave(session, by):
+    return seat_close(session=session, by=by, key=key())
+
+
+def test_the_pit_identifies_a_player_who_left_from_the_tables_page(ann, stranger, pete, dana, rocket):
+    # given the man in the red tie cashed out
+    leave(stranger, dana)
+    pit = signed_in(pete)
+
+    # when pete finds him among those who left, and identifies him from the search
+    page = pit.get(f"/pit/tables/{rocket.pk}/")
+    assert [(row["session"], row["identified"]) for row in page.context["left"]] == [(stranger.pk, None)]
+    assert f'name="identify" value="{stranger.pk}"' in page.content.decode()
+    found = pit.get("/pit/players/", {"identify": stranger.pk, "q": "ann"})
+    assert found.context["identifying"] == stranger
+    assert f"/pit/tables/{rocket.pk}/seats/{stranger.pk}/identify/" in found.content.decode()
+    answer = identify_form(pit, stranger, ann.pk)
+
+    # then the session is Ann's, and the table page says so instead of offering Find again
+    assert answer.status_code == 302
+    assert SeatSessionIdentified.objects.get().session == stranger
+    shown = pit.get(f"/pit/tables/{rocket.pk}/")
+    assert [row["identified"] for row in shown.context["left"]] == [ann]
+    assert 'name="identify"' not in shown.content.decode()
+
+
+def test_the_tables_page_lists_only_this_gaming_days_anonymous_players_who_left_it(
+    ann, stranger, rocket, blackstone, dana, olga, pete, ada, monkeypatch
+):
+    deal_at(blackstone, olga, pete)
+    leave(stranger, dana)
+    leave(sit(rocket, 1, 100, dana, card_number="1001"), dana)  # carded: the player's already
+    sit(rocket, 2, 100, dana, player_name="still here")  # seated: found from its seat
+    leave(sit(blackstone, 2, 100, olga, player_name="woman in green"), olga)  # another table
+
+    left = signed_in(pete).get(f"/pit/tables/{rocket.pk}/").context["left"]
+    assert [(row["session"], row["player"]) for row in left] == [(stranger.pk, "man in a red tie")]
+
+    # an auditor reads the list and is offered no Find
+    page = signed_in(ada).get(f"/pit/tables/{rocket.pk}/")
+    assert [row["session"] for row in page.context["left"]] == [stranger.pk]
+    assert 'name="identify"' not in page.content.decode()
+
+    # the next gaming day begins with nobody who left
+    tomorrow = timezone.now() + timedelta(days=1)
+    monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+    assert left_today(rocket) == []
+
+
+def test_the_players_who_left_add_no_query_per_row(ann, stranger, rocket, dana, pete):
+    pit = signed_in(pete)
+    identify(stranger, ann, pete)
+    leave(stranger, dana)
+    with CaptureQueriesContext(connection) as one:
+        pit.get(f"/pit/tables/{rocket.pk}/")
+
+    for number in (1, 2, 4):
+        leave(sit(rocket, number, 100, dana, player_name=f"guest {number}"), dana)
+    identify(SeatSession.objects.get(player_name="guest 1"), ann, pete)
+    with CaptureQueriesContext(connection) as four:
+        page = pit.get(f"/pit/tables/{rocket.pk}/")
+
+    assert len(page.context["left"]) == 4
+    assert len(four) == len(one)
 
 
 BAD = [

@@ -1,7 +1,9 @@
 """Staff accounts and the audit log in the admin.
 
 The audit log is read-only for everyone, superusers included (the database refuses changes
-anyway). Password hashes and PINs never leave in a CSV export.
+anyway). Password hashes and PINs never leave in a CSV export. An auditor limited to one casino
+sees the staff its records name (`casino.admin_scope.staff_within_limit`); any other account's page
+answers as one that does not exist.
 """
 
 from django.contrib import admin
@@ -10,6 +12,7 @@ from django.contrib.auth.admin import UserAdmin
 from ledger.admin import RecordAdmin
 
 from .admin_csv import CsvExportMixin
+from .admin_scope import staff_within_limit
 from .models import AuditEvent, User
 
 
@@ -20,7 +23,8 @@ class StaffAdmin(CsvExportMixin, UserAdmin):
     csv_exclude = ["password", "pin"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("groups")
+        users = super().get_queryset(request).prefetch_related("groups")
+        return staff_within_limit(users, request.user, self.admin_site)
 
     @admin.display(description="roles")
     def roles(self, user):

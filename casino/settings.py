@@ -50,7 +50,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(TEST_DB)}
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "casino.admin_apps.ScopedAdminConfig",  # django.contrib.admin, its site scoped
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

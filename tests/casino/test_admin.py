@@ -8,13 +8,14 @@ from html import unescape
 
 import pytest
 from django.contrib import admin
+from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from casino.admin_csv import CsvExportMixin
 from casino.audit import audit_record
-from casino.models import AuditEvent
+from casino.models import AuditEvent, User
 from ledger.models import Account, Chain, Posting, Seal, Transaction
 from ledger.services import account_balance
 from reports.models import CountRules, VarianceRules
@@ -593,6 +594,105 @@ def test_an_auditor_may_read_the_holds_but_not_change_them(client, floor, rita):
 
     assert {held.user.username for held in listed} == {"rita"}  # lena's hold is of the other casino
     assert add.status_code == 403 and StaffCasino.objects.get(user=rita).casino.name == "Riverside"
+
+
+# Staff accounts belong to no casino: a limited auditor sees the staff her casino's records name
+# (shifts at its tables and pits, hands, cards, requests, comps, its held auditors, ...), and
+# another casino's staff answer as an account that does not exist, wherever they would show.
+
+
+def staff_listed(client, user) -> set[str]:
+    client.force_login(user)
+    return {staff.username for staff in client.get(url(User, "changelist")).context["cl"].queryset}
+
+
+def test_a_limited_auditor_lists_the_staff_her_casino_s_records_name_and_no_other(
+    client, floor, rita, ada, boss
+):
+    lena = StaffCasino.objects.get(user__username="lena").user
+    lena.is_staff = True
+    lena.save()
+    riverside = Casino.objects.get(name="Riverside")
+    ivy = person("ivy", "Pit manager")  # no shift anywhere, but a comp she gave at Riverside
+    Comp.objects.create(player=Player.objects.get(casino=riverside), cents=100, reason="tea", by=ivy)
+
+    # pete opened tables in both casinos; petra counted Riverside's drop, cora and carl opened its
+    # tables (COUNT_TEAM); olga and paul work Lakeside, where dana's name is on an incident
+    assert staff_listed(client, rita) == {"dana", "pete", "petra", "cora", "carl", "rita", "ivy"}
+    assert staff_listed(client, lena) == {"olga", "paul", "pete", "dana", "lena"}
+    everyone = set(User.objects.values_list("username", flat=True))
+    assert staff_listed(client, ada) == staff_listed(client, boss) == everyone
+
+
+def test_another_casino_s_member_of_staff_answers_as_an_id_that_does_not_exist(client, floor, rita):
+    olga = User.objects.get(username="olga")
+    client.force_login(rita)
+
+    for view in ("change", "history"):
+        hidden = client.get(url(User, view, olga.pk), follow=True)
+        absent = client.get(url(User, view, NO_SUCH_ID), follow=True)
+        assert hidden.redirect_chain == absent.redirect_chain == [(reverse("admin:index"), 302)], view
+        said = [str(m).replace(str(olga.pk), "ID") for m in hidden.context["messages"]]
+        assert said == [str(m).replace(str(NO_SUCH_ID), "ID") for m in absent.context["messages"]], view
+    assert client.get(url(User, "change", floor["dana"].pk)).status_code == 200  # her casino's dealer
+    assert not client.get(url(User, "changelist"), {"q": "olga"}).context["cl"].queryset
+
+
+def test_a_limited_auditor_s_staff_list_costs_the_same_queries_for_one_row_a_page_as_for_all(
+    client, floor, rita, monkeypatch, django_assert_max_num_queries
+):
+    client.force_login(rita)
+
+    def queries(per_page):
+        monkeypatch.setattr(admin.site.get_model_admin(User), "list_per_page", per_page)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(url(User, "changelist")).status_code == 200
+        return len(captured)
+
+    assert queries(1) == queries(100)
+    with django_assert_max_num_queries(queries(1)):
+        listed = client.get(url(User, "changelist")).context["cl"]
+    assert listed.result_count == 6 and len(listed.result_list) == 1
+
+
+def view_on_site(client, model, pk):
+    return client.get(reverse("admin:view_on_site", args=[ContentType.objects.get_for_model(model).pk, pk]))
+
+
+def id_left_out(page, model, pk) -> str:
+    """The 404 page with the id asked for (in its address and Django's sentence) left out."""
+    kind = ContentType.objects.get_for_model(model).pk
+    text = page.content.decode().replace(f"/{kind}/{pk}/", f"/{kind}/ID/")
+    return text.replace(f"object {pk} ", "object ID ")
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_view_on_site_answers_for_another_casino_s_row_as_for_a_missing_one(
+    client, floor, rita, settings, debug
+):
+    settings.DEBUG = debug
+    client.force_login(rita)
+    theirs = Hand.objects.get(table=floor["electronic"]).pk
+    olga = User.objects.get(username="olga").pk
+
+    for model, pk in ((Hand, theirs), (User, olga), (Casino, Casino.objects.get(name="Lakeside").pk)):
+        hidden, absent = view_on_site(client, model, pk), view_on_site(client, model, NO_SUCH_ID)
+        assert hidden.status_code == absent.status_code == 404, model
+        assert id_left_out(hidden, model, pk) == id_left_out(absent, model, NO_SUCH_ID), model
+
+
+def test_view_on_site_looks_up_every_row_for_an_auditor_of_every_casino_and_hers_for_a_limited_one(
+    client, floor, rita, ada, settings
+):
+    settings.DEBUG = True  # Django's sentence says whether the row was found
+    lakeside_hand = Hand.objects.get(table=floor["electronic"]).pk
+    riverside_hand = Hand.objects.filter(table=floor["rocket"]).first().pk
+
+    client.force_login(ada)
+    assert b"get_absolute_url" in view_on_site(client, Hand, lakeside_hand).content  # found, no page
+    client.force_login(rita)
+    assert b"get_absolute_url" in view_on_site(client, Hand, riverside_hand).content
+    assert b"get_absolute_url" not in view_on_site(client, Hand, lakeside_hand).content
 
 
 # A casino's rules decide what is investigated and reported (count variances, win differences,

@@ -58,8 +58,9 @@ def staff_within_limit(users: QuerySet, user, site: admin.AdminSite) -> QuerySet
     """`users` kept, for an auditor limited to one casino, to the staff named by a row they see on
     `site`: whoever acted on the casino's records (a hand's dealer, a card's keyer, a fill's
     requester and approver, a transaction's maker), had a shift at its tables or pits (and who
-    started and ended it), or is held to it (its other limited auditors). One query: a union of
-    each record's staff columns, every one kept to the casino as its list is."""
+    started and ended it), or is held to it (its other limited auditors). One query however many
+    rows are listed: a union of each record's staff columns, each kept to the casino as its list
+    is (PostgreSQL reads each record table's rows of the casino once; an admin page, not a poll)."""
     casino = casino_limit(user)
     if casino is None:
         return users

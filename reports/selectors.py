@@ -92,9 +92,11 @@ def settled_hands(
     """Hands settled in [start, end) whose settlement stands, optionally of one casino, some
     tables, one game.
 
-    A settlement a correction reversed (`correction_request`, approved) is netted out by the
-    ledger: the hand then moved nothing, as a voided hand, so it is left out here too and every
-    figure from the hands (win, handle, hands) agrees with the ledger's. A card corrected before
+    A settled hand voided afterwards (docs/pit.md "Voiding a settled hand") is voided, not settled:
+    left out by its status. A settlement a correction reversed before a hand's settlement could no
+    longer be corrected alone is netted out by the ledger: that hand moved nothing, as a voided
+    hand, so it is left out here too and every figure from the hands (win, handle, hands) agrees
+    with the ledger's. A card corrected before
     the hand settled needs nothing: the hand settled as replayed with the corrected rank, so its
     settlement record is already the corrected one."""
     hands = Hand.objects.filter(status=Hand.Status.SETTLED, settled_at__gte=start, settled_at__lt=end)

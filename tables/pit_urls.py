@@ -31,6 +31,7 @@ urlpatterns = [
     path("approvals/<int:request_id>/", pit.approval_decide_view, name="decide"),
     path("approvals/<int:request_id>/withdraw/", pit.approval_withdraw_view, name="withdraw"),
     path("hands/<int:hand_id>/", pit.hand_page, name="hand"),
+    path("hands/<int:hand_id>/void/", pit.hand_void_view, name="hand_void"),
     path("slips/", pit.slips_this_year, name="slips_now"),
     path("slips/<int:year>/", pit.slips_page, name="slips"),
     path("ratings/", pit.ratings_page, name="ratings"),

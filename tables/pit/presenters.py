@@ -162,7 +162,7 @@ def ledger_name(hand: Hand) -> str:
 def replay_verdict(replay: dict, status: str) -> dict:
     """What the replay check says of a hand in `status`: nothing is compared until it is settled."""
     if replay["matches"] is None and status == Hand.Status.VOIDED:
-        return {"state": "pending", "says": "Voided: it is never settled, so no replay is compared."}
+        return {"state": "pending", "says": "Voided: every chip went back, so no replay is compared."}
     if replay["matches"] is None:
         return {"state": "pending", "says": "Not settled yet: there is no settlement to compare."}
     if replay["matches"]:

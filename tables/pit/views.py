@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from casino.errors import DomainError, NotAllowed
 from casino.web import FreshKeys, Pages, device, fetch_seen, nothing, seen, version
-from tables.forms import SlipStepForm
+from tables.forms import SlipStepForm, VoidForm
 from tables.models import ApprovalRequest, Game, Hand, Slip, Table, TableCount
 from tables.ratings import dealer_pace, player_rating
 from tables.review import hand_review
@@ -46,6 +46,7 @@ from tables.services import (
     approval_withdraw,
     credit_request,
     fill_request,
+    hand_void_request,
     slips_report,
     table_count,
     table_create,
@@ -504,8 +505,17 @@ HAND = Pages(
 
 @HAND.page()
 def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
+    return render_hand(request, hand)
+
+
+def render_hand(request: HttpRequest, hand: Hand, *, error: str = "", status: int = 200) -> HttpResponse:
     review = hand_review(hand)
     context = {
+        "may_void": hand.status == Hand.Status.SETTLED and user_can_supervise(request.user, hand.table),
+        "void_pending": hand.approvals.filter(
+            kind=ApprovalRequest.Kind.VOID, status=ApprovalRequest.Status.PENDING
+        ).exists(),
+        "error": error,
         "review": review,
         "hand": hand,
         "table": hand.table,
@@ -515,7 +525,26 @@ def hand_page(request: HttpRequest, hand: Hand) -> HttpResponse:
         "settlement": presenters.settlement_rows(hand),
         "forfeit": presenters.forfeit_text(hand, review["forfeit"]) if review["forfeit"] else "",
     }
-    return page(request, "pit/hand.html", context)
+    return page(request, "pit/hand.html", context, status=status)
+
+
+def void_failed(request, hand: Hand, error: DomainError, form) -> HttpResponse:
+    return render_hand(request, hand, error=error.message, status=error.status)
+
+
+def void_asked(request: HttpRequest, asked: ApprovalRequest) -> HttpResponse:
+    messages.success(request, f"Void of hand {asked.hand.number} asked: another pit manager decides it.")
+    return redirect("pit:hand", asked.hand_id)
+
+
+@HAND.action(VoidForm, failed=void_failed, done=void_asked)
+def hand_void_view(request: HttpRequest, hand: Hand, form) -> ApprovalRequest:
+    """A settled hand's money corrected: the pit asks to void it (docs/pit.md, "Voiding a settled
+    hand"); the service refuses anyone but a pit manager on shift in the table's pit."""
+    data = form.cleaned_data
+    return hand_void_request(
+        hand=hand, reason=data["reason"], by=request.user, expected_seq=data["seq"], key=data["key"]
+    )
 
 
 @PIT.page(check=lambda user, _: None)

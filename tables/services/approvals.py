@@ -1,11 +1,13 @@
-"""What waits for a pit manager: large payouts, voids (misdeals), fills, credits, corrections.
+"""What waits for a pit manager: large payouts, voids (misdeals, settled hands), fills, credits,
+corrections.
 
 Dual control: the member of staff who asked can never decide, and only a pit
 manager on shift in the table's pit may. Approving carries the request out in
 the same transaction: the payout is posted; every ledger transaction of a
 voided hand is reversed with the reason and the approver on the reversal (and
-a void slip is issued); a fill or credit slip gets the pit manager's signature
-(a fresh password or PIN) and moves the chips between cage and tray.
+a void slip is issued: a settled hand's void is how its money is corrected, docs/pit.md); a fill
+or credit slip gets the pit manager's signature (a fresh password or PIN) and moves the chips
+between cage and tray.
 
 A request's figures are sealed in its table's chain (`ledger.seals`) when it is asked for and
 again when it is decided, in the same transaction as each write.
@@ -20,11 +22,11 @@ from casino.errors import Conflict, DomainError, NotAllowed
 from casino.models import AuditEvent
 from ledger.models import Transaction
 from ledger.seals import seal
-from ledger.services import ledger_reverse
-from tables.models import ApprovalRequest, Hand, Slip
+from ledger.services import OverdrawError, ledger_reverse
+from tables.models import ApprovalRequest, Game, Hand, SeatSession, Slip
 from tables.selectors import user_can_supervise
 
-from .hands import HandError, lock_hand, post_settlement
+from .hands import HandError, lock_hand, post_settlement, seat_of_account
 from .idempotency import run_once
 from .seating import cash_out_check_taken, cash_out_correct
 from .slips import (
@@ -39,10 +41,15 @@ from .slips import (
 from .tray import tray_move_approved
 
 MONEY_ON_A_SLIP = (ApprovalRequest.Kind.FILL, ApprovalRequest.Kind.CREDIT)
+# A hand is voided while open (a misdeal), or once settled: its money is corrected so (RULINGS "A
+# mis-keyed card": anything older than the last card is settled by voiding the hand).
+VOIDABLE = (*Hand.OPEN, Hand.Status.SETTLED)
 
 
 def hand_void_request(*, hand: Hand, by, reason: str, expected_seq: int, key: str) -> ApprovalRequest:
-    """Ask the pit to void the hand (a misdeal); the hand stops until they decide."""
+    """Ask the pit to void the hand: a misdeal while it is open (the hand stops until they decide),
+    or a settled hand whose money was wrong, asked by a pit manager (`_check_settled_void`); once
+    approved, every transaction of the hand is reversed either way and the hand is VOIDED."""
     request = {"op": "void_request", "hand": hand.pk, "reason": reason, "expected_seq": expected_seq}
     answer = run_once(
         key=key, request=request, by=by, work=partial(_void_request, hand.pk, by, reason, expected_seq)
@@ -113,11 +120,7 @@ def _correction_request(transaction_id, by, reason: str, taken: int | None) -> d
         raise DomainError("That transaction is a reversal: correct the transaction it reverses instead.")
     if Transaction.objects.filter(reverses=original).exists():
         raise Conflict("That transaction has been reversed already.")
-    if original.hand_id and Hand.objects.filter(pk=original.hand_id, status__in=Hand.OPEN).exists():
-        # Reversing a bet under a hand in play left the hand unable to settle or be voided.
-        raise DomainError(
-            "That transaction belongs to a hand still in play: ask the pit to void the hand instead."
-        )
+    _check_not_a_hands(original)
     if original.kind == Transaction.Kind.CASH_OUT:
         cash_out_check_taken(cash_out=original, taken=taken)
     elif taken is not None:
@@ -134,10 +137,63 @@ def _correction_request(transaction_id, by, reason: str, taken: int | None) -> d
     return {"request": request.pk}
 
 
+def _check_not_a_hands(original: Transaction) -> None:
+    """A hand's transactions (its bets or antes, draw fees, settlement) are corrected together, by
+    voiding the hand: reversing one alone left a hand in play unable to settle or be voided, and a
+    settled hand "settled" with its money netted out, which no screen or report could finish."""
+    hand = Hand.objects.filter(pk=original.hand_id).first() if original.hand_id else None
+    if hand is None:
+        return
+    if hand.status in Hand.OPEN:
+        raise DomainError(
+            "That transaction belongs to a hand still in play: ask the pit to void the hand instead."
+        )
+    raise DomainError(
+        f"That transaction belongs to hand {hand.number} at {original.table}, "
+        f"{hand.get_status_display().lower()}: a hand's money is corrected by voiding the whole hand. "
+        f"Ask for a void of hand {hand.number} from its review in the pit."
+    )
+
+
+def _check_settled_void(hand: Hand, asked_by=None) -> None:
+    """A settled hand is voided only while its chips can go back where they came from, at the
+    table: asked by a pit manager on shift in its pit (`asked_by`; another approves, as every
+    request), between hands (the dealer gives back and takes back the chips), and, for every game
+    but Rocket, while no hand after it stands (a pot's carry, a game's scores go on into the next:
+    each Rocket hand's money is its own). Every player of it still seated: chips the void gives back
+    to a player who has cashed out would be stranded on the closed seat, and those it takes back
+    are gone. Checked when asked and again when approved."""
+    table = hand.table
+    if asked_by is not None and not user_can_supervise(asked_by, table):
+        raise NotAllowed(f"Only a pit manager on shift in {table.pit.name} may ask to void a settled hand.")
+    later = table.hands.filter(number__gt=hand.number).exclude(status=Hand.Status.VOIDED).order_by("number")
+    if hand.game != Game.ROCKET and (after := later.first()) is not None:
+        raise Conflict(
+            f"Hand {after.number} has been dealt at {table} since hand {hand.number}: a settled "
+            f"{hand.get_game_display()} hand is voided only while no hand after it stands."
+        )
+    if (in_play := later.filter(status__in=Hand.OPEN).first()) is not None:
+        raise Conflict(f"Hand {in_play.number} is in play at {table}: void hand {hand.number} between hands.")
+    _check_players_seated(hand)
+
+
+def _check_players_seated(hand: Hand) -> None:
+    seat_of = {session: int(seat) for seat, session in hand.sessions.items()}
+    gone = SeatSession.objects.filter(pk__in=seat_of).exclude(ended_at=None).order_by("pk").first()
+    if gone is not None:
+        who = f"Seat {seat_of[gone.pk]}" + (f" ({gone.player_name})" if gone.player_name else "")
+        raise Conflict(
+            f"{who} has cashed out since hand {hand.number}: the chips its void would move are no longer "
+            "at the table, so the hand cannot be voided."
+        )
+
+
 def _void_request(hand_id: int, by, reason: str, expected_seq: int) -> dict:
     if not reason.strip():
         raise HandError("Say what went wrong: a void request needs a reason.")
-    hand = lock_hand(hand_id, expected_seq, statuses=Hand.OPEN)
+    hand = lock_hand(hand_id, expected_seq, statuses=VOIDABLE)
+    if hand.status == Hand.Status.SETTLED:
+        _check_settled_void(hand, asked_by=by)
     hand.seq += 1  # other screens refresh and stop
     hand.save(update_fields=["seq"])
     request = ApprovalRequest.objects.create(
@@ -256,6 +312,8 @@ def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, dev
     if request.kind == ApprovalRequest.Kind.PAYOUT:
         post_settlement(hand, by=request.requested_by, approved_by=by)
     elif request.kind == ApprovalRequest.Kind.VOID:
+        if hand.status == Hand.Status.SETTLED:
+            _check_settled_void(hand)  # the table may have moved on since it was asked
         _void(hand, request, by)
     elif request.kind == ApprovalRequest.Kind.CORRECTION:
         _correct(request, by)
@@ -267,6 +325,7 @@ def _carry_out(request: ApprovalRequest, hand: Hand | None, by, secret: str, dev
 
 def _correct(request: ApprovalRequest, by) -> None:
     original, asked = request.transaction, request.requested_by
+    _check_not_a_hands(original)  # a request asked for before a hand's were refused
     if original.kind == Transaction.Kind.CASH_OUT:
         cash_out_correct(
             cash_out=original, taken=request.amount, reason=request.reason, by=asked, approved_by=by
@@ -276,10 +335,36 @@ def _correct(request: ApprovalRequest, by) -> None:
 
 
 def _void(hand: Hand, request: ApprovalRequest, by) -> None:
-    """Reverse every ledger transaction of the hand, newest first."""
-    for original in Transaction.objects.filter(hand_id=hand.pk, reverses=None).order_by("-position"):
-        ledger_reverse(
-            transaction=original, reason=f"Void: {request.reason}", by=request.requested_by, approved_by=by
-        )
+    """Reverse every ledger transaction of the hand not reversed yet, newest first: a settled
+    hand's settlement before its bets, which it paid back out of the wager account."""
+    originals = Transaction.objects.filter(hand_id=hand.pk, reverses=None, reversed_by=None)
+    for original in originals.order_by("-position"):
+        try:
+            ledger_reverse(
+                transaction=original,
+                reason=f"Void: {request.reason}",
+                by=request.requested_by,
+                approved_by=by,
+            )
+        except OverdrawError as refused:
+            raise _void_short(hand, refused) from refused
     hand.status = Hand.Status.VOIDED
     slip_issue(kind=Slip.Kind.VOID, table=hand.table, by=by, hand=hand, request=request)
+
+
+def _void_short(hand: Hand, refused: OverdrawError) -> OverdrawError:
+    """A player who no longer has the chips a settled hand's void takes back (won in it, lost or
+    bet since), named by seat; the tray short of what it gives back says so itself. The ledger
+    reverses one transaction at a time, the settlement before the bets (the wager account holds
+    nothing until then): so the seat must hold all its settlement paid it, its bet included."""
+    seat = seat_of_account(hand, refused.account)
+    if seat is None:
+        return refused
+    return OverdrawError(
+        f"Seat {seat} has {refused.balance} units in front; voiding hand {hand.number} first takes back "
+        f"the {refused.wanted} its settlement paid the seat (its bet goes back after): the player buys "
+        "more chips first, or the hand stands.",
+        account=refused.account,
+        balance=refused.balance,
+        wanted=refused.wanted,
+    )

@@ -936,15 +936,21 @@ def _player_short(hand: Hand, refused: OverdrawError) -> DomainError:
     """A loser without the chips the settlement takes, named by the seat the dealer knows (the
     ledger knows the seat session only), with what to do. No query: the refusal ended the
     transaction."""
-    seats = {ref: int(seat) for seat, ref in hand.sessions.items()}
-    account = refused.account
-    if account.kind != Account.Kind.PLAYER or account.ref not in seats:
+    seat = seat_of_account(hand, refused.account)
+    if seat is None:
         return refused
     held = f"{refused.balance} unit" + ("" if refused.balance == 1 else "s")
     return HandError(
-        f"Seat {seats[account.ref]} has {held} in front; paying {refused.wanted} is more than that: "
+        f"Seat {seat} has {held} in front; paying {refused.wanted} is more than that: "
         "the player buys more first."
     )
+
+
+def seat_of_account(hand: Hand, account: Account) -> int | None:
+    """The seat of `hand` whose chips `account` holds (the ledger knows the seat session only), or
+    None for any other account. No query."""
+    seats = {ref: int(seat) for seat, ref in hand.sessions.items()}
+    return seats.get(account.ref) if account.kind == Account.Kind.PLAYER else None
 
 
 def _settlement_lines(hand: Hand, settlement) -> list[Line]:

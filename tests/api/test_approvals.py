@@ -5,7 +5,7 @@ import pytest
 from casino.models import User
 from casino.roles import PIT_MANAGER
 from tables.models import ApprovalRequest, Hand
-from tables.services import shift_start
+from tables.services import hand_settle, hand_start, shift_start
 
 from .conftest import records, signed_in
 
@@ -117,4 +117,48 @@ def test_a_request_decided_already_is_a_conflict_not_a_malformed_request(then, v
     late = as_pete.change(f"/api/approvals/{void_asked['id']}/{then}/", {"reason": "Play on"})
 
     assert (late.status_code, late.json()) == (409, {"detail": "This request was already approved."})
+    assert records() == before
+
+
+@pytest.fixture
+def settled_hand(floor, rocket, dana, pete) -> Hand:
+    """Hand 1 at Rocket 1 settled (Ann bet 20 and was paid 18); pam, a second pit manager, on shift."""
+    from tests.tables.conftest import key, person, play, seat
+
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=rocket.pit, by=pam)
+    seat(rocket, 1, 200, dana, "Ann")
+    hand = play(hand_start(table=rocket, bets={1: 20}, by=dana, key=key()), [5, 9, 4, 9], [("hit",)], dana)
+    return hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+
+def test_a_settled_hand_is_voided_by_one_pit_manager_asking_and_another_approving(settled_hand, as_pete):
+    as_pam = signed_in(User.objects.get(username="pam"))
+    hand_url = f"/api/hands/{settled_hand.pk}/"
+    body = {"reason": "Ann's 4 was a 3.", "expected_seq": settled_hand.seq}
+
+    asked = as_pete.change(f"{hand_url}void/", body)
+    assert (asked.status_code, asked.json()["kind"], asked.json()["requested_by"]) == (201, "void", "pete")
+    assert as_pam.get(hand_url).json()["status"] == "settled"  # until the pit decides
+
+    approved = as_pam.change(f"/api/approvals/{asked.json()['id']}/approve/", key="approve-settled-void")
+    before = records()
+    again = as_pam.change(f"/api/approvals/{asked.json()['id']}/approve/", key="approve-settled-void")
+
+    assert approved.status_code == 200 and (again.status_code, again.json()) == (200, approved.json())
+    assert records() == before  # the retry is answered, not applied twice
+    assert as_pam.get(hand_url).json()["status"] == "voided"
+    assert as_pam.get(f"/api/approvals/{asked.json()['id']}/").json()["status"] == "approved"
+
+
+def test_a_dealer_does_not_ask_to_void_a_settled_hand(settled_hand, as_dana):
+    before = records()
+
+    refused = as_dana.change(
+        f"/api/hands/{settled_hand.pk}/void/", {"reason": "Wrong card", "expected_seq": settled_hand.seq}
+    )
+
+    assert refused.status_code == 403
+    only = "Only a pit manager on shift in Pit 1 may ask to void a settled hand."
+    assert refused.json() == {"detail": only}
     assert records() == before

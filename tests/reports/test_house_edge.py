@@ -4,25 +4,25 @@ import math
 
 import pytest
 
-from ledger.models import Transaction
+from casino.roles import PIT_MANAGER
 from reports.models import Report, TheoreticalEdge, VarianceRules
 from reports.periods import days_bounds, today
-from reports.selectors import ledger_daily
+from reports.selectors import ledger_daily, settled_hands
 from reports.services import RocketConfig, theoretical_edge
 from reports.services.house_edge import rules_for
 from reports.services.win import shift_figures
-from tables.models import Game, Shoe
+from tables.models import Game, Hand, Shoe
 from tables.services import (
     SignatureGiven,
     approval_decide,
-    correction_request,
     hand_correct_card,
     hand_start,
+    hand_void_request,
     shift_end,
     shift_start,
 )
 from tables.simulation import Z95
-from tests.tables.conftest import card, decide, signed_in
+from tests.tables.conftest import card, decide, person, signed_in
 
 from .conftest import (
     ROCKET_BETS,
@@ -168,10 +168,12 @@ def test_the_report_says_how_each_edge_was_found_and_carries_the_best_play_chart
     assert label == "1-4" and cells[0] == 0
 
 
-def test_a_settlement_reversed_by_a_correction_counts_as_the_ledger_nets_it(rocket, dana, olga, pete):
+def test_a_settled_hand_voided_afterwards_counts_as_voided_as_the_ledger_nets_it(rocket, dana, olga, pete):
     # given dana's shift at Rocket 1: a hand whose mis-keyed card was corrected before it settled, a
-    # hand settled and then reversed by a correction pete approved, and a third hand settled as dealt
+    # hand settled and then voided (pete asked, pam approved), and a third hand settled as dealt
     shift_start(user=pete, pit=rocket.pit, by=pete)
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=rocket.pit, by=pam)
     shift = shift_start(user=dana, table=rocket, by=pete)
     seated(rocket, dana)
     hand = hand_start(table=rocket, bets=ROCKET_BETS, by=dana, key=key())
@@ -190,15 +192,16 @@ def test_a_settlement_reversed_by_a_correction_counts_as_the_ledger_nets_it(rock
     )
     corrected = settle(hand, dana)
     reversed_hand, kept = rocket_hands(rocket, 2, dana)
-    settlement = Transaction.objects.get(hand_id=reversed_hand.pk, kind=Transaction.Kind.SETTLEMENT)
-    request = correction_request(transaction=settlement, by=dana, reason="Paid the wrong seat.", key=key())
-    approval_decide(request=request, by=pete, approve=True, key=key())
+    request = hand_void_request(
+        hand=reversed_hand, by=pete, reason="Paid the wrong seat.", expected_seq=reversed_hand.seq, key=key()
+    )
+    approval_decide(request=request, by=pam, approve=True, key=key())
 
     [table_group] = house_edge()["groups"]
     [shift_group] = house_edge(group="shift")["groups"]
     [day_group] = house_edge(group="day")["groups"]
 
-    # then each figure is the ledger's: the corrected hand as replayed, the reversed one netted out
+    # then each figure is the ledger's: the corrected hand as replayed, the voided one left out
     start, end = days_bounds(today(), today())
     [ledger] = ledger_daily(casino_id=rocket.pit.casino_id, start=start, end=end)
     by_shift = shift_figures(shift, rules_for(rocket.pit.casino_id))
@@ -207,3 +210,6 @@ def test_a_settlement_reversed_by_a_correction_counts_as_the_ledger_nets_it(rock
     assert table_group["win"] == shift_group["win"] == day_group["win"] == ledger["win"]
     assert table_group["hands"] == 2 and table_group["handle"] == 2 * sum(ROCKET_BETS.values())
     assert table_group["balanced"]
+    reversed_hand.refresh_from_db()
+    assert reversed_hand.status == Hand.Status.VOIDED and reversed_hand.settled_at is not None
+    assert not settled_hands(start=start, end=end).filter(pk=reversed_hand.pk).exists()

@@ -2,13 +2,16 @@
 
 import pytest
 
+from casino.roles import PIT_MANAGER
 from ledger.models import Account, Transaction
 from ledger.services import account_get
 from reports.models import Report
 from reports.periods import today
-from tables.models import CardEvent, Incident, SeatSession, Shoe
+from tables.models import CardEvent, Hand, Incident, SeatSession, Shoe
 from tables.services import (
+    approval_decide,
     hand_start,
+    hand_void_request,
     seat_close,
     shift_end,
     shift_start,
@@ -16,7 +19,7 @@ from tables.services import (
     shoe_start,
     tray_fill,
 )
-from tests.tables.conftest import open_with_count, signed_in
+from tests.tables.conftest import open_with_count, person, signed_in
 from tests.tables.test_recycle import play_system_pairs
 
 from .conftest import count, key, lifting_protection, open_table, play_out, rocket_hands, run, seat, seated
@@ -78,6 +81,25 @@ def test_a_clean_session_reconciles_chips_cards_hands_and_chain(session, rocket,
     [shoe] = result["cards"]["shoes"]
     assert (shoe["dealt"], shoe["face_down"], shoe["left"]) == (5 + 15, 5, 440 - 20)
     assert result["hands"]["replayed"] == 3 and result["chain"]["verifies"]
+
+
+def test_a_settled_hand_voided_afterwards_reconciles_as_voided(session, rocket, dana, pete):
+    # given hand 2 of the session voided once settled (pete asked, pam approved): RULINGS "A
+    # mis-keyed card", anything older than the last card is settled by voiding the hand
+    pam = person("pam", PIT_MANAGER)
+    shift_start(user=pam, pit=rocket.pit, by=pam)
+    hand = Hand.objects.get(table=rocket, number=2)
+    request = hand_void_request(hand=hand, by=pete, reason="Seat 1 was paid 18 for 9s; it was 8s.",
+                                expected_seq=hand.seq, key=key())
+    approval_decide(request=request, by=pam, approve=True, key=key())
+    cash_out_all(rocket, dana)
+    count(rocket, "closer", tray(rocket), dana, pete)
+
+    result = reconcile(session=session.pk)
+
+    # then nothing disagrees: the hand is voided and nets to nothing, the other two replay
+    assert result["findings"] == []
+    assert (result["hands"]["replayed"], result["hands"]["voided"]) == (2, 1)
 
 
 def test_a_wrong_closing_count_is_found(session, rocket, dana, pete):

@@ -500,7 +500,7 @@ def test_an_approved_void_returns_the_bets(floor, dana, pete):
     assert hand.status == "voided"
     review = signed_in(pete).get(f"/pit/hands/{hand.pk}/").content.decode()
     assert "Not settled yet" not in review  # a voided hand is never settled: it said it would be
-    assert "Voided: it is never settled, so no replay is compared." in review
+    assert "Voided: every chip went back, so no replay is compared." in review
 
 
 def test_the_queue_of_another_pit_is_empty_and_an_auditor_reads_it_without_forms(floor, dana, paul, ada):

@@ -222,6 +222,18 @@ def pending_void(hand: Hand) -> bool:
     return pending_requests().filter(hand=hand, kind=ApprovalRequest.Kind.VOID).exists()
 
 
+def settled_void_refused(hand: Hand, asked_by=None) -> bool:
+    """The machine's reading of docs/pit.md "Voiding a settled hand": asked by a pit manager on shift
+    in its pit, between hands, for a game but Rocket while no hand after it stands, and while every
+    player of it is seated."""
+    if asked_by is not None and not user_can_supervise(asked_by, hand.table):
+        return True
+    later = hand.table.hands.filter(number__gt=hand.number).exclude(status=Hand.Status.VOIDED)
+    if later.filter(status__in=Hand.OPEN).exists() or (hand.game != Game.ROCKET and later.exists()):
+        return True
+    return SeatSession.objects.filter(pk__in=hand.sessions.values()).exclude(ended_at=None).exists()
+
+
 def fire_deferred_checks() -> None:
     """PostgreSQL checks each transaction's balance at commit; the test never commits, so ask now."""
     if connection.vendor == "postgresql":
@@ -668,11 +680,18 @@ class TableMachine(RuleBasedStateMachine):
     @precondition(lambda self: Hand.objects.exists())
     @rule(data=st.data(), reason=REASONS, who=st.sampled_from(["dana", "pete"]))
     def ask_for_a_void(self, data, reason, who):
-        """Mostly for a hand still open, above all one waiting for its payout; now and then a closed one."""
+        """Mostly for a hand still open, above all one waiting for its payout; now and then a closed one
+        (a settled hand is voided by the pit, docs/pit.md)."""
         hands = Hand.objects.order_by("pk")
         waiting = [*hands.filter(status=Hand.Status.AWAITING_APPROVAL)]
         hand = data.draw(st.sampled_from(waiting * 3 + [*hands.filter(status__in=Hand.OPEN)] * 2 + [*hands]))
-        refused = not reason.strip() or hand.status not in Hand.OPEN or pending_void(hand)
+        settled = hand.status == Hand.Status.SETTLED
+        refused = (
+            not reason.strip()
+            or hand.status == Hand.Status.VOIDED
+            or pending_void(hand)
+            or (settled and settled_void_refused(hand, self.people[who]))
+        )
         self.attempt(
             hand_void_request,
             refused=refused,
@@ -722,7 +741,7 @@ class TableMachine(RuleBasedStateMachine):
             not reason.strip()
             or original.kind == Transaction.Kind.CORRECTION
             or Transaction.objects.filter(reverses=original).exists()
-            or (hand is not None and hand.status in Hand.OPEN)  # a hand in play is voided instead
+            or hand is not None  # a hand's money is corrected by voiding the hand
             or (not cash_out and taken is not None)
             or (cash_out and (taken is None or not (units(taken) or taken == 0) or taken == booked))
         )
@@ -745,6 +764,8 @@ class TableMachine(RuleBasedStateMachine):
         signs = approve and request.kind in ("fill", "credit")
         same_hand = pending_requests().filter(hand=request.hand_id).exclude(pk=request.pk)
         waits_on_another = approve and request.hand_id and same_hand.exists()
+        settled = request.hand_id and request.hand.status == Hand.Status.SETTLED
+        void_refused = approve and request.kind == "void" and settled and settled_void_refused(request.hand)
         refused = (
             request.status != ApprovalRequest.Status.PENDING
             or decider.pk == request.requested_by_id
@@ -752,6 +773,7 @@ class TableMachine(RuleBasedStateMachine):
             or (not approve and not reason.strip())
             or (signs and (not right or self.locked_out(who)))
             or waits_on_another
+            or void_refused
         )
         decided = self.attempt(
             approval_decide,

@@ -363,8 +363,8 @@ POSTS_TO = {
 def _postings_misplaced() -> list[Finding]:
     """Postings whose account is not the one their transaction's own (chained) figures say: two
     accounts of one table whose kind, code and ref were swapped together pass `_identity_problem`
-    and `_postings_astray`, and not every account is sealed (`Account`: a hand's wagers and pot,
-    the casino's accounts, any made before accounts were sealed). What the chained transaction says
+    and `_postings_astray`, and not every account is sealed (`Account`: a hand's pot, any made
+    before accounts were sealed). What the chained transaction says
     instead: its kind (a fill moves the tray, never the drop box), its hand (a hand's bets go to that
     hand's wagers), and for a buy-in its sealed `CashIn` (whose chips). A sealed account swapped is
     also named by its seal (`_check_seals`). Three queries, over the postings that break a rule only."""

@@ -168,7 +168,7 @@ class Sealed:
     @property
     def seal_required(self) -> bool:
         """Whether a row without a seal was written outside the app: true of every record but those
-        a model leaves unsealed on purpose (a hand's wagers and pot, `Account`)."""
+        a model leaves unsealed on purpose (a hand's pot, `Account`)."""
         return True
 
 
@@ -208,14 +208,16 @@ class Seal(Chained, AppendOnly):
 class Account(Sealed, models.Model):
     """Where chips or cash sit. `balance` is a cache of the sum of the account's postings.
 
-    Sealed as it is made, where what it belongs to is written (docs/ledger.md, "Accounts"): a
-    table's tray, drop box, carry and rake with the table (`table_create`), a player's chips with
-    the seat session (`seat_open`), so that two accounts whose kind, code or ref were swapped in the
-    database are named by `verify_ledger`. A posting's hash holds only its account's id: what that
-    id is (whose chips, which of the table's boxes) is the seal's. Not sealed: a hand's wagers and
-    pot (one pair per hand, on the dealer's hot path; each transaction moving them names its hand,
-    chained) and the casino's cage, patrons and count variance (made on first use in some table's
-    step, whose chain is not theirs; the kinds of transaction that move them tell them apart).
+    Sealed as it is made (docs/ledger.md, "Accounts"), so that two accounts whose kind, code or ref
+    were swapped in the database are named by `verify_ledger`: a posting's hash holds only its
+    account's id, and what that id is (whose chips, which of the table's boxes) is the seal's. An
+    account of a record is sealed with the record, in the insert of the record's own seal: a seat
+    session's chips (`seat_open`), a hand's wagers (`hand_start`). The others are sealed by
+    `ledger.services.accounts_sealed`: a table's tray, drop box, carry and rake with the table
+    (`table_create`), and on first use any of them a table made before had not (`account_get`),
+    as the casino's cage, patrons and count variance are. Not sealed: a hand's pot, made on first
+    use in a pot game's step where the hand's seal is not written; it cannot take the place of its
+    hand's sealed wagers, or of any sealed account, without that account's seal naming the swap.
     """
 
     class Kind(models.TextChoices):
@@ -302,9 +304,8 @@ class Account(Sealed, models.Model):
         }[self.kind]
 
 
-# The accounts sealed as they are made (`Account`): a table's own and a seat session's.
-SEALED_KINDS = frozenset({Account.Kind.TRAY, Account.Kind.DROP, Account.Kind.CARRY, Account.Kind.RAKE,
-                          Account.Kind.PLAYER})
+# The accounts sealed as they are made (`Account`): every kind but a hand's pot.
+SEALED_KINDS = frozenset(Account.Kind) - {Account.Kind.POT}
 
 
 class Transaction(Chained, AppendOnly):

@@ -19,7 +19,8 @@ from casino.compiled import Compiled, insert_returning, inserts_sent, pipeline, 
 from casino.errors import Conflict, DomainError
 from casino.limits import MAX_BALANCE
 from ledger.chain import chain_append, chain_lock, chain_name
-from ledger.models import SEALED_KINDS, Account, Chain, Posting, Transaction
+from ledger.models import SEALED_KINDS, Account, Chain, Posting, Sealed, Transaction
+from ledger.seals import seals
 from tables.models import Casino, Table
 
 if TYPE_CHECKING:
@@ -75,29 +76,57 @@ def account_code(*, kind: str, casino: Casino | None = None, table: Table | None
 
 
 def account_get(*, kind: str, casino: Casino | None = None, table: Table | None = None, ref=None,
-                label: str = "") -> Account:
+                label: str = "", at: Table | None = None) -> Account:
     """The account for `kind` at the table (or casino), created on first use with its floor.
 
     The casino is the table's when a table is given. Race-safe: the code is unique, and two first
     uses at once get one row (`_account_made`).
     `label` ("Seat 3") names a new account in error messages; an existing account keeps its own.
+    `at`: the table whose step needs a casino's account (the patrons at a buy-in): made there on
+    first use, it is sealed in that table's chain (`accounts_sealed`).
     """
     code = account_code(kind=kind, casino=casino, table=table, ref=ref)
     found = ACCOUNTS_BY_CODE.first(code)  # compiled: an account exists but the first time
-    return found or _account_made(code, kind, casino=casino, table=table, ref=ref, label=label)
+    return found or _account_made(code, kind, casino=casino, table=table, ref=ref, label=label, at=at)
 
 
 def _account_made(
     code: str, kind: str, *, casino: Casino | None = None, table: Table | None = None, ref=None,
-    label: str = "",
+    label: str = "", at: Table | None = None,
 ) -> Account:
     """The account `code`, created now unless a racing first use just did: the insert gives way
     to a row of the same code (`ON CONFLICT DO NOTHING`, waiting for a racing insert to commit or
     roll back), and the account is read as it then stands. Two statements, and no savepoint:
-    nothing fails, so it may go in a `pipeline` too."""
+    nothing fails, so it may go in a `pipeline` too.
+
+    A table's or the casino's account is sealed as made (`accounts_sealed`), two statements more,
+    once an account: a table made before its accounts were made with it, a new casino. An account
+    of a record (a seat session's chips) is sealed with the record by the service that makes it.
+    Two racing first uses seal the same figures twice, which `verify_ledger` takes as one."""
     fields = _new_account(kind, casino=casino, table=table, ref=ref, label=label)
     Account.objects.bulk_create([Account(code=code, **fields)], ignore_conflicts=True)
-    return ACCOUNTS_BY_CODE.first(code)
+    account = ACCOUNTS_BY_CODE.first(code)
+    if kind in SEALED_KINDS - REF_KINDS:
+        accounts_sealed([account], at=at)
+    return account
+
+
+ACCOUNT_MADE = "created"  # the event of an account's seal as it is made
+
+
+def accounts_sealed(accounts: list[Account], *, at: Table | None = None,
+                    records: Iterable[tuple[Sealed, str]] = ()) -> None:
+    """Seal new accounts of one table, or of the casino, as they are made (`ledger.models.Account`),
+    after `records` written with them (a new table), in one insert into one chain: the table's, or
+    for the casino's accounts the chain of the table `at` whose step made them (the step holds or
+    takes that chain anyway; a step taking both locks the casino's chain first, never after its
+    table's), else the casino's. Takes the chain's lock through an object of its own: a caller
+    that locked the chain before appends nothing more through its older object (`chain_append`),
+    so a step reads the accounts it may make before it locks its chain (a settlement does)."""
+    table_id = accounts[0].table_id or (at.pk if at is not None else None)
+    where = {"table": Table(pk=table_id)} if table_id else {"casino": Casino(pk=accounts[0].casino_id)}
+    with db_transaction.atomic(savepoint=False):  # a first use outside a transaction (a test, a shell)
+        seals([*records, *((account, ACCOUNT_MADE) for account in accounts)], **where)
 
 
 def account_opened(*, kind: str, table: Table, ref: int) -> Account:
@@ -121,9 +150,9 @@ def _new_account(kind: str, *, casino: Casino | None = None, table: Table | None
 
 def table_accounts_made(table: Table) -> list[Account]:
     """The new table's own accounts (its tray, drop box, carry and rake), made with it so that its
-    creation seals them (`ledger.models.Account`); `account_get` finds them from then on. Nobody
+    creation seals them (`accounts_sealed`); `account_get` finds them from then on. Nobody
     else knows the table yet: one insert and one read, as the database stored them."""
-    codes = _codes(table, [(kind, None) for kind in sorted(SEALED_KINDS - REF_KINDS)])
+    codes = _codes(table, [(kind, None) for kind in sorted(TABLE_KINDS - REF_KINDS)])
     Account.objects.bulk_create([Account(code=code, **_new_account(kind, table=table))
                                  for code, (kind, _) in codes.items()])
     return sorted(ACCOUNTS_BY_CODE.all(*codes), key=lambda account: account.code)

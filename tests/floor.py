@@ -27,7 +27,17 @@ def new_table(**fields) -> Table:
 def player_chips(table: Table, ref: int, label: str = "") -> Account:
     """The chips account of seat session `ref` at `table`, sealed in its chain as a sit-down seals
     the one it makes (`seat_open`), for tests that post to a player without seating one."""
+    return _sealed(table, "player", ref, label)
+
+
+def hand_wagers(table: Table, ref: int) -> Account:
+    """The wagers account of hand `ref` at `table`, sealed in its chain as a hand's start seals the
+    one it makes (`hand_start`), for tests that post to a hand's wagers without dealing one."""
+    return _sealed(table, "wager", ref)
+
+
+def _sealed(table: Table, kind: str, ref: int, label: str = "") -> Account:
     with transaction.atomic():
-        account = account_get(kind="player", table=table, ref=ref, label=label)
+        account = account_get(kind=kind, table=table, ref=ref, label=label)
         seal(account, table=table, event="created")
     return account

@@ -202,10 +202,11 @@ def _post_drop(box: DropBox, counted: int, expected: int, by) -> Transaction | N
     an empty box that was expected empty."""
     table = box.table
     casino = table.pit.casino
+    variance = account_get(kind=Account.Kind.VARIANCE, casino=casino, at=table)
     lines = [
         Line(account_get(kind=Account.Kind.DROP, table=table), -expected, "keyed drop"),
-        Line(account_get(kind=Account.Kind.CAGE, casino=casino), counted, "counted drop"),
-        Line(account_get(kind=Account.Kind.VARIANCE, casino=casino), expected - counted, "count variance"),
+        Line(account_get(kind=Account.Kind.CAGE, casino=casino, at=table), counted, "counted drop"),
+        Line(variance, expected - counted, "count variance"),
     ]
     lines = [line for line in lines if line.amount]
     if not lines:

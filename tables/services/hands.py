@@ -31,9 +31,17 @@ from ledger.chain import (
     table_chain_name,
     table_chain_named,
 )
-from ledger.models import Account, Chain
-from ledger.seals import seal
-from ledger.services import AccountKey, Line, OverdrawError, account_opened, accounts_get, ledger_post
+from ledger.models import Account, Chain, Transaction
+from ledger.seals import seal, seals
+from ledger.services import (
+    ACCOUNT_MADE,
+    AccountKey,
+    Line,
+    OverdrawError,
+    account_opened,
+    accounts_get,
+    ledger_post,
+)
 from tables.games import Action, CardDue, DecisionDue, HandSetup, IllegalAction, Move, Settlement
 from tables.games.base import Game as Engine
 from tables.games.cards import RANKS, composition
@@ -396,9 +404,12 @@ def _start(table_id: int, bets: dict[int, int], by) -> Hand:
         limits=table.limits(),
     )
     insert_returning(hand)  # the ORM's insert, less compiling it for every start
+    wager = account_opened(kind=Account.Kind.WAGER, table=table, ref=hand.pk)
     chain = chain_lock(table=table)
-    seal(hand, chain=chain, event="started")
-    _post_commitments(hand, accounts, chain, by)
+    # The wagers account with the hand, in one insert: its seal says which account is the hand's
+    # wagers (not its pot) at no statement of its own.
+    seals([(hand, "started"), (wager, ACCOUNT_MADE)], chain=chain)
+    _post_commitments(hand, accounts, wager, chain, by)
     hand.engine = game
     return hand_records_none(hand)
 
@@ -605,12 +616,13 @@ def _next_number(table: Table) -> int:
     return (last.number if last else 0) + 1
 
 
-def _post_commitments(hand: Hand, seat_accounts: dict[int, Account], chain: Chain, by) -> None:
+def _post_commitments(
+    hand: Hand, seat_accounts: dict[int, Account], wager: Account, chain: Chain, by
+) -> None:
     """Bets (Rocket) or antes (pot games) leave the players' stacks (`seat_accounts`, as the
     start read them: the post locks them and checks their floors afresh) for the hand's new
-    wagers account."""
+    `wager` account."""
     reason = "bet" if hand.game == Game.ROCKET else "ante"
-    wager = account_opened(kind=Account.Kind.WAGER, table=hand.table, ref=hand.pk)
     lines = []
     for seat, amount in seat_keyed(hand.committed).items():
         lines += [Line(seat_accounts[seat], -amount, reason), Line(wager, amount, reason)]
@@ -894,30 +906,30 @@ def post_settlement(hand: Hand, *, by, approved_by=None, game=None) -> None:
     """Post the finished hand's settlement and close it (the caller holds the hand's lock)."""
     settlement = (game or _engine(hand)).settlement()
     memo = f"Hand {hand.number} settlement"
-    chain = chain_lock(table=hand.table)
-    _post_settlement_lines(
-        hand, settlement, by=by, approved_by=approved_by, hand_id=hand.pk, memo=memo, chain=chain
+    posted = _post_settlement_lines(
+        hand, settlement, by=by, approved_by=approved_by, hand_id=hand.pk, memo=memo
     )
     hand.seq += 1
     hand.status = Hand.Status.SETTLED
     hand.settled_at = timezone.now()
     hand.settlement = plain(_settlement_record(settlement))  # as a read of the hand will give it
     save_fields(hand, ("seq", "status", "settled_at", "settlement"))
-    seal(hand, chain=chain, event=hand.status)
+    seal(hand, table=hand.table, chain=posted.chain if posted else None, event=hand.status)
 
 
 def _post_settlement_lines(
-    hand: Hand, settlement, *, by, memo: str, hand_id: int | None, approved_by=None,
-    chain: Chain | None = None,
-) -> None:
-    """Post a settlement as one ledger transaction, if it moves money: a hand's, or (`hand_id`
-    None) a Pairs game's that a player lost by leaving, booked on its last round's accounts.
-    `chain`: the table's chain, if the caller holds its lock already."""
+    hand: Hand, settlement, *, by, memo: str, hand_id: int | None, approved_by=None
+) -> Transaction | None:
+    """Post a settlement as one ledger transaction, if it moves money, and return it: a hand's, or
+    (`hand_id` None) a Pairs game's that a player lost by leaving, booked on its last round's
+    accounts. The post locks the table's chain after the accounts are read: an old table's rake
+    made on first use is sealed in that chain (`account_get`), through another object than one
+    locked before it would be."""
     lines = _settlement_lines(hand, settlement)
     if not lines:  # a Pairs round that does not end the game moves no money, nor does the forfeit ending
-        return
+        return None
     try:
-        ledger_post(
+        return ledger_post(
             lines=lines,
             kind="settlement",
             by=by,
@@ -926,7 +938,6 @@ def _post_settlement_lines(
             approved_by=approved_by,
             memo=memo,
             savepoint=False,  # in a step of the hand: a refusal ends its transaction
-            chain=chain,
         )
     except OverdrawError as refused:
         raise _player_short(hand, refused) from refused

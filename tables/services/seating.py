@@ -291,7 +291,7 @@ def _close(session_id: int, by) -> dict:
     time_charges_post(table=table, sessions={session.seat.number: session}, by=by, now=timezone.now())
     chips = player_account(session).balance
     if chips:
-        patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+        patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino, at=table)
         ledger_post(
             lines=[Line(player_account(session), -chips, "cash-out"), Line(patrons, chips, "cash-out")],
             kind="cash_out",
@@ -351,7 +351,7 @@ def _post_buy_in(
     )
     drop, tray, player = _buy_in_accounts(session.pk)
     accounts = accounts_get(table=table, keys=[drop, tray, player])
-    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino, at=table)
     lines = [
         Line(patrons, -amount, "buy-in cash"),
         Line(accounts[drop], amount, "buy-in cash"),
@@ -370,7 +370,7 @@ def _post_chips_brought(session: SeatSession, chips: int, by) -> tuple[Transacti
     table in, `cash_out`) to the seat. The tray gives nothing and no cash changes hands, so the
     drop and the cash reporting see nothing. Returns the transaction and the player's account."""
     table = session.seat.table
-    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino)
+    patrons = account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino, at=table)
     player = player_account(session)
     lines = [Line(patrons, -chips, "chips brought"), Line(player, chips, "chips brought")]
     memo = f"{session.seat}: chips brought"
@@ -405,7 +405,7 @@ def cash_out_correct(*, cash_out: Transaction, taken: int, reason: str, by, appr
     table = cash_out.table
     right = [
         Line(player, -chips, "cash-out"),
-        Line(account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino), taken, "cash-out"),
+        Line(account_get(kind=Account.Kind.PATRONS, casino=table.pit.casino, at=table), taken, "cash-out"),
         Line(account_get(kind=Account.Kind.TRAY, table=table), chips - taken, "cash-out corrected"),
     ]
     return ledger_reverse(

@@ -33,8 +33,8 @@ from casino.audit import audit_record
 from casino.errors import DomainError, NotAllowed
 from casino.limits import shown
 from casino.models import AuditEvent
-from ledger.seals import seal, seals
-from ledger.services import table_accounts_made
+from ledger.seals import seal
+from ledger.services import accounts_sealed, table_accounts_made
 from tables.games import (
     IllegalAction,
     blackstone,
@@ -115,7 +115,7 @@ def table_sealed_with_accounts(table: Table) -> None:
     """A new table's own accounts (tray, drop box, carry, rake) made and sealed with the table, as
     its chain's first records: no other table waits (the table's creation, and the tables a test or
     a benchmark makes without the pit's checks)."""
-    seals([(record, "created") for record in (table, *table_accounts_made(table))], table=table)
+    accounts_sealed(table_accounts_made(table), records=[(table, "created")])
 
 
 def table_settings_change(

@@ -59,7 +59,7 @@ def _move(table: Table, amount: int, by, approved_by, key: str, *, kind: str) ->
 
 def _post(table: Table, amount: int, by, approved_by, kind: str) -> dict:
     tray = account_get(kind=Account.Kind.TRAY, table=table)
-    cage = account_get(kind=Account.Kind.CAGE, casino=table.pit.casino)
+    cage = account_get(kind=Account.Kind.CAGE, casino=table.pit.casino, at=table)
     sign = 1 if kind == "fill" else -1
     transaction = ledger_post(
         lines=[Line(tray, sign * amount, kind), Line(cage, -sign * amount, kind)],

@@ -160,11 +160,12 @@ def test_every_sealed_record_verifies_against_its_latest_seal(floor):
     # requests, slips, count, signatures, hands, the drop box the opening count attached, the two
     # seats' cash-ins, the comp, the two shifts (pete's in the pit, dana's at the table), Ann and
     # the two seat sessions, the table and its shoe, the two seats and the table's run of slip serials,
-    # and the accounts (the unsealed wagers and pots counted too: each is looked at)
+    # and the accounts (a pot, unsealed, would be counted too: each is looked at)
     assert result.sealed == records == 6 + 5 + 1 + 4 + 3 + 1 + 2 + 1 + 2 + 1 + 2 + 1 + 1 + 2 + 1 + (
         Account.objects.count()
     )
-    assert Seal.objects.filter(model="ledger.Account").count() == 4 + 2  # the table's own, the players'
+    # the table's own, the players', the three hands' wagers, the cage and the patrons
+    assert Seal.objects.filter(model="ledger.Account").count() == 4 + 2 + 3 + 2
     assert "ledger.Account" in {model._meta.label for model in sealed_models()}
     assert {model._meta.label for model in sealed_models()} >= {
         "tables.ApprovalRequest", "tables.Slip", "tables.TableCount", "tables.Signature", "tables.Hand",

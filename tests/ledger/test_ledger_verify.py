@@ -8,16 +8,38 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from ledger.audit import anchor_digest, anchor_latest, ledger_verify
-from ledger.chain import ChainError, chain_append, chain_extend, chain_lock, chain_record_at, record_hash
+from ledger.chain import (
+    ChainError,
+    chain_append,
+    chain_extend,
+    chain_lock,
+    chain_record_at,
+    chained_models,
+    record_hash,
+)
 from ledger.models import ZERO_HASH, Account, Chain, Seal, Transaction
-from ledger.seals import sealed_models
+from ledger.seals import seal, sealed_models
 from ledger.services import Line, account_balance, account_get, ledger_post
 from ledger.tasks import anchor_chains
+from tables.models import Game, Table
+from tables.services import (
+    SignatureGiven,
+    hand_settle,
+    hand_start,
+    seat_open,
+    shift_start,
+    shoe_start,
+    table_count,
+    tray_fill,
+)
 from tables.services.players import player_create
+from tests.floor import hand_wagers, new_table
+from tests.tables.conftest import play
+from tests.tables.test_collection import SECOND_TEN
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +47,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def played(open_table, seat3, dana, pete, cage, patrons, buy_in):
     """Table chain, after the table's seal: the opening, a buy-in, a bet, a pair loss, a fill (`at`
-    finds the nth of them). Casino chain: a redemption."""
+    finds the nth of them). Casino chain: the cage's and the patrons' seals (each made on first
+    use, outside any table's step), a redemption."""
     tray = account_get(kind="tray", table=open_table)
-    wager = account_get(kind="wager", table=open_table, ref=1)
+    wager = hand_wagers(open_table, 1)
     buy_in(table=open_table, player=seat3, amount=100, by=dana)
     ledger_post(lines=[Line(seat3, -30, "bet"), Line(wager, 30, "bet")], kind="bet", memo="", by=dana,
                 table=open_table, hand_id=1)
@@ -85,10 +108,10 @@ def rehash_from(chain, position, protection_lifted):
 def test_an_untouched_ledger_verifies_with_one_summary_line(played):
     ok, output = verify()
     assert ok
-    # the 6 transactions and the seals of the table, its tray, drop box, carry and rake, and seat 3's chips;
-    # those 5 accounts, the hand's wagers, the cage and the patrons
+    # the 6 transactions and the seals of the table, its tray, drop box, carry and rake, seat 3's chips,
+    # the hand's wagers, the cage and the patrons; those 8 accounts
     assert output.strip().splitlines() == [
-        "Ledger verified: 2 chains, 12 records, 6 transactions, 8 accounts; no anchor file to compare with."
+        "Ledger verified: 2 chains, 15 records, 6 transactions, 8 accounts; no anchor file to compare with."
     ]
 
 
@@ -110,11 +133,12 @@ def test_verifying_takes_a_bounded_number_of_queries(open_table, tray, seat3, da
     # Constant in the number of records: one query per chained model per chain (and the postings),
     # one for the seals and one per sealed model, and a few for the protection, balances, sums and
     # the accounts' identities (their codes, and the accounts and tables their postings point at),
-    # and the three rules of where a transaction's postings may go (`_postings_misplaced`).
-    with django_assert_max_num_queries(22 + len(sealed_models())):
+    # and the three rules of where a transaction's postings may go (`_postings_misplaced`). Two
+    # chains: the table's, and the casino's, where the cage was sealed as it was first made.
+    with django_assert_max_num_queries(22 + len(sealed_models()) + len(chained_models())):
         result = ledger_verify()
-    # the opening, the 40 fills, and the seals of the table, its 4 accounts and seat 3's chips
-    assert result.clean and result.records == 47
+    # the opening, the 40 fills, and the seals of the table, its 4 accounts, seat 3's chips and the cage
+    assert result.clean and result.records == 48
 
 
 def test_verifying_sealed_records_takes_no_query_per_record(casino, pete, django_assert_max_num_queries):
@@ -369,7 +393,7 @@ def test_an_anchor_holds_every_chain_head_and_one_digest_over_them(played, open_
     assert path.name.startswith("anchor-") and path.name.endswith("Z.json")
     cage_chain = Chain.objects.get(name=f"casino:{casino.pk}")
     assert anchor["chains"] == [
-        {"name": cage_chain.name, "length": 1, "head": cage_chain.head},
+        {"name": cage_chain.name, "length": 3, "head": cage_chain.head},
         {"name": f"table:{open_table.pk}", "length": at(played, 5).position, "head": at(played, 5).hash},
     ]
     assert anchor["digest"] == anchor_digest(anchor["chains"])
@@ -496,3 +520,100 @@ def test_a_tables_carry_and_rake_swapped_together_are_named_by_their_seals(
         f"sealed \"{t}:carry\"; kind is \"rake\", sealed \"carry\""
     ) in lines, lines
     assert any(f"ledger.Account {rake.pk} ({t}:carry): its figures differ" in line for line in lines)
+
+
+_keys = iter(range(1, 10_000))
+
+
+def key() -> str:
+    return f"verify-test-{next(_keys)}"
+
+
+def blackstone_played(table, dana, pete):
+    """A Blackstone hand at `table` (ante 100) through the services, settled: the table opened with
+    a signed count and a fill, three seats sat down with chips brought (no cash), the low 2 takes a
+    second 10 and pays its ante and 5 into the pot, which is raked and split. Its antes went to the
+    hand's wagers and back, the pot took the rest."""
+    shift_start(user=pete, pit=table.pit, by=pete)
+    shift_start(user=dana, table=table, by=pete)
+    table_count(
+        table=table, kind="opener", denominations={"25": 40}, by=pete, device="pit-pc", key=key(),
+        counter=SignatureGiven("dana", "dana-pass"), witness=SignatureGiven("pete", "pete-pass"),
+    )
+    tray_fill(table=table, amount=1000, by=pete, key=key())
+    shoe_start(table=table, decks=1, by=pete, key=key())
+    for number in (1, 2, 3):
+        seat_open(table=table, seat=number, chips=300, player_name=f"Player {number}", by=dana, key=key())
+    hand = play(hand_start(table=table, by=dana, key=key()), *SECOND_TEN, dana)
+    return hand_settle(hand=hand, by=dana, expected_seq=hand.seq, key=key())
+
+
+def test_a_hands_wagers_and_pot_swapped_together_are_named_by_the_seal_its_start_wrote(
+    pit, dana, pete, protection_lifted
+):
+    """A pot game's hand moves both its wagers (the antes) and its pot (the ante of the loser, the
+    split, the rake), by the same kinds of transaction, each naming the hand: swapped (kind and
+    code; the ref is the hand's), each agrees with itself, every transaction still posts to its own
+    hand's wagers or pot, and no hash breaks. The hand's start sealed which account is its wagers."""
+    table = new_table(pit=pit, name="Blackstone 1", game=Game.BLACKSTONE, min_bet=5, max_bet=500,
+                      options={"ante": 100})
+    hand = blackstone_played(table, dana, pete)
+    wager, pot = (Account.objects.get(kind=kind, ref=hand.pk) for kind in ("wager", "pot"))
+    assert wager.postings.exists() and pot.postings.exists() and verify()[0]
+
+    swap_accounts(wager, pot, protection_lifted)
+    ok, output = verify()
+
+    lines = output.splitlines()
+    assert not ok
+    made = Seal.objects.get(model="ledger.Account", record=wager.pk)
+    assert (
+        f"table Blackstone 1 (chain table:{table.pk}), position {made.position}, ledger.Account {wager.pk} "
+        f"({pot.code}): its figures differ from its seal (created): code is \"{pot.code}\", "
+        f"sealed \"{wager.code}\"; kind is \"pot\", sealed \"wager\""
+    ) in lines, lines
+
+
+def test_the_cage_and_the_patrons_swapped_where_only_a_redemption_moved_them_are_named_by_their_seals(
+    casino, cage, patrons, pete, protection_lifted
+):
+    """Chips redeemed at the cage are a cash-out, which moves the patrons and the cage alike (a
+    seat's cash-out moves the patrons): swapped (kind and code), each agrees with itself and the
+    casino, and no hash breaks. Each was sealed as it was first made, here in the casino's chain."""
+    ledger_post(lines=[Line(patrons, -70, "redeemed"), Line(cage, 70, "redeemed")], kind="cash_out",
+                memo="", by=pete, casino=casino)
+
+    swap_accounts(cage, patrons, protection_lifted)
+    ok, output = verify()
+
+    lines = output.splitlines()
+    assert not ok
+    made, c = Seal.objects.get(model="ledger.Account", record=cage.pk), f"c{casino.pk}"
+    assert (
+        f"casino Riverside (chain casino:{casino.pk}), position {made.position}, ledger.Account {cage.pk} "
+        f"({c}:patrons): its figures differ from its seal (created): code is \"{c}:patrons\", "
+        f"sealed \"{c}:cage\"; kind is \"patrons\", sealed \"cage\""
+    ) in lines, lines
+    assert any(f"ledger.Account {patrons.pk} ({c}:cage): its figures differ" in line for line in lines)
+
+
+def test_a_table_made_without_its_accounts_gets_each_sealed_in_its_chain_as_first_used(pit, dana, pete):
+    """A table from before tables were made with their accounts (sealed at the upgrade, as an
+    auditor seals it) has none: its opening count makes its tray, the fill the casino's cage, the
+    sit-downs the patrons, the hand its carry and the settlement its rake. Each is sealed as it is
+    made, in the table's chain, so verify_ledger names none of them."""
+    with transaction.atomic():
+        table = Table.objects.create(pit=pit, name="Blackstone 2", game=Game.BLACKSTONE, min_bet=5,
+                                     max_bet=500, options={"ante": 100})
+        seal(table, table=table, event="sealed at upgrade")
+
+    blackstone_played(table, dana, pete)
+
+    ok, output = verify()
+    assert ok, output
+    made = {kind: Account.objects.get(kind=kind, ref=None, code__endswith=f":{kind}")
+            for kind in ("tray", "carry", "rake", "cage", "patrons")}
+    assert made["rake"].balance == 5
+    sealed = {kind: list(Seal.objects.filter(model="ledger.Account", record=account.pk)
+                         .values_list("event", "chain__name")) for kind, account in made.items()}
+    assert sealed == dict.fromkeys(made, [("created", f"table:{table.pk}")])

@@ -212,13 +212,14 @@ def _open(table_id, number, stake, player_id, card_number, player_name, identifi
     posted = [_post_buy_in(session, buy_in, identification, now, by)] if buy_in else []
     if chips:
         posted.append(_post_chips_brought(session, chips, by))
-    (first, account), *_ = posted
-    # Under the chain lock the first post took: the sit-down's own figures (a later buy-in changes
+    (_, account), *_ = posted
+    # Under the chain lock the posts took: the sit-down's own figures (a later buy-in changes
     # none of them, and is not sealed), the player's chips account its post made (whose chips every
     # later posting to it moves), and the seat if this sit-down made it (the place every session
-    # there is held at).
+    # there is held at). Through the last post's chain: each post locks the chain through an object
+    # of its own, and the first's no longer knows the chips brought appended after it.
     sealed = [(session, "opened"), (account, "created")] + ([(seat, "created")] if made else [])
-    seals(sealed, chain=first.chain)
+    seals(sealed, chain=posted[-1][0].chain)
     time_charges_post(table=table, sessions={number: session}, by=by, now=session.started_at)
     return {"session": session.pk}
 

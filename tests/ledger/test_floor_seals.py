@@ -7,7 +7,7 @@ import pytest
 
 from casino.rules import rules_remove, rules_save
 from ledger.audit import ledger_verify
-from ledger.models import Seal
+from ledger.models import Seal, Transaction
 from ledger.seals import seal, sealed_models
 from reports.models import CountRules, VarianceRules
 from tables.models import (
@@ -362,6 +362,19 @@ def test_a_seat_session_is_sealed_as_the_player_sits_down_and_leaves(floor, dana
     assert [(seal.event, seal.chain.name) for seal in seals.order_by("position")] == [
         ("opened", f"table:{floor.table.pk}"), ("closed", f"table:{floor.table.pk}"),
     ]
+    result = ledger_verify()
+    assert result.clean, [str(finding) for finding in result.findings]
+
+
+def test_a_sit_down_with_a_buy_in_and_chips_brought_is_sealed_after_both_posts(floor, dana):
+    """Two posts (the buy-in, then the chips brought), each locking the table's chain: the sit-down's
+    seals go after the second, not at a position it already holds."""
+    cleo = seat_open(table=floor.table, seat=3, buy_in=50, chips=30, player_name="Cleo", by=dana, key=key())
+
+    chain = f"table:{floor.table.pk}"
+    posts = Transaction.objects.filter(kind__in=("buy_in", "chips_in"), postings__account__ref=cleo.pk)
+    opened = Seal.objects.get(model="tables.SeatSession", record=cleo.pk)
+    assert opened.chain.name == chain and opened.position > max(posts.values_list("position", flat=True))
     result = ledger_verify()
     assert result.clean, [str(finding) for finding in result.findings]
 

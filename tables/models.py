@@ -979,6 +979,14 @@ class ApprovalRequest(Sealed, models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} at {self.table} ({self.get_status_display().lower()})"
 
+    @property
+    def what(self) -> str:
+        """What the request is, as the pit reads it: the void of a hand that had settled corrects
+        its money (docs/pit.md "Voiding a settled hand"); it was no misdeal."""
+        if self.kind == self.Kind.VOID and self.hand is not None and self.hand.settled_at is not None:
+            return "Void of a settled hand"
+        return self.get_kind_display()
+
     def seal_content(self) -> dict:
         return {
             "kind": self.kind,

@@ -178,7 +178,7 @@ def decide_failed(request, approval: ApprovalRequest, error: DomainError, form) 
 
 def decided(request: HttpRequest, approval: ApprovalRequest) -> HttpResponse:
     verb = approval.get_status_display().split(" ")[0]  # Approved, Rejected, Withdrawn
-    messages.success(request, f"{verb}: {approval.get_kind_display().lower()} at {approval.table}.")
+    messages.success(request, f"{verb}: {approval.what.lower()} at {approval.table}.")
     return redirect("pit:approvals")
 
 

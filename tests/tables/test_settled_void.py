@@ -222,10 +222,15 @@ def test_the_pit_manager_asks_from_the_hands_review_and_the_other_approves_in_th
     assert asked.status_code == 302 and asked.url == f"/pit/hands/{settled.pk}/"
     request = ApprovalRequest.objects.get(hand=settled, kind="void")
     assert "A void of this hand waits for the pit" in as_pete.get(asked.url).content.decode()
+    pending = as_pam.get("/pit/approvals/").content.decode()
+    assert "Void of a settled hand: every posting of it reversed" in pending
 
     decided = as_pam.post(f"/pit/approvals/{request.pk}/", {"decision": "approve", "reason": "", "key": "k2"})
 
     assert decided.status_code == 302
+    queue = as_pam.get(decided.url).content.decode()
+    # the flash and the decided list name it as the queue did: it was no misdeal
+    assert "Approved: void of a settled hand at" in queue and "misdeal" not in queue
     review = as_pam.get(f"/pit/hands/{settled.pk}/").content.decode()
     assert "Voided after it settled" in review and "Ask to void" not in review
     assert Hand.objects.get(pk=settled.pk).status == Hand.Status.VOIDED
